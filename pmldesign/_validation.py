@@ -1,0 +1,148 @@
+"""Validation at the public boundary.
+
+Public functions call these once on their arguments and then work on clean float arrays.
+Nothing is clipped or renormalised: an argument that breaks a rule raises
+:class:`~pmldesign.InvalidInputError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._errors import InvalidInputError
+
+#: Absolute tolerance on row sums of mechanisms and on the total of priors: a row (or prior)
+#: is accepted when ``abs(sum - 1) <= SUM_TOLERANCE``. Values are used as given, not rescaled.
+SUM_TOLERANCE = 1e-9
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float | np.floating):
+        return f"{float(value):.6g}"
+    return repr(value)
+
+
+def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    """Convert ``value`` to a finite float64 array with ``ndim`` dimensions."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name}: must be numeric, got {type(value).__name__} ({exc})")
+    if array.ndim != ndim:
+        kind = {1: "a 1-D vector", 2: "a 2-D matrix"}.get(ndim, f"{ndim}-D")
+        raise InvalidInputError(f"{name}: must be {kind}, got an array of shape {array.shape}")
+    if array.size == 0:
+        raise InvalidInputError(f"{name}: must not be empty, got shape {array.shape}")
+    bad = ~np.isfinite(array)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidInputError(
+            f"{name}: entries must be finite, found {array[where]} at index {where}"
+        )
+    return array
+
+
+def as_mechanism(mechanism: Any, name: str = "mechanism") -> np.ndarray:
+    """Validate a row-stochastic matrix (rows = inputs x, columns = outputs y).
+
+    Entries must be finite and non-negative; each row must sum to 1 within
+    :data:`SUM_TOLERANCE` (absolute).
+    """
+    array = as_float_array(mechanism, name, 2)
+    if (array < 0).any():
+        where = tuple(int(i) for i in np.argwhere(array < 0)[0])
+        raise InvalidInputError(
+            f"{name}: entries must be non-negative, found {_fmt(array[where])} at {where}"
+        )
+    sums = array.sum(axis=1)
+    off = np.abs(sums - 1.0) > SUM_TOLERANCE
+    if off.any():
+        row = int(np.argmax(off))
+        raise InvalidInputError(
+            f"{name}: every row must sum to 1 (tolerance {SUM_TOLERANCE:g}), row {row} sums to "
+            f"{sums[row]:.12g}; normalise rows with m / m.sum(axis=1, keepdims=True)"
+        )
+    return array
+
+
+def as_prior(prior: Any, name: str = "prior", size: int | None = None) -> np.ndarray:
+    """Validate a probability vector with full support (every entry > 0, total 1)."""
+    array = as_float_array(prior, name, 1)
+    if size is not None and array.shape[0] != size:
+        raise InvalidInputError(
+            f"{name}: length must equal the number of inputs {size}, got {array.shape[0]}"
+        )
+    if array.shape[0] < 2:
+        raise InvalidInputError(f"{name}: needs at least 2 symbols, got {array.shape[0]}")
+    if (array <= 0).any():
+        i = int(np.argmax(array <= 0))
+        raise InvalidInputError(
+            f"{name}: must have full support (every entry > 0), entry {i} is {_fmt(array[i])}"
+        )
+    total = float(array.sum())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise InvalidInputError(
+            f"{name}: must sum to 1 (tolerance {SUM_TOLERANCE:g}), sums to {total:.12g}"
+        )
+    return array
+
+
+def as_mechanism_and_prior(mechanism: Any, prior: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a mechanism and a prior over its inputs (``len(prior) == mechanism.shape[0]``)."""
+    matrix = as_mechanism(mechanism)
+    vector = as_prior(prior, size=matrix.shape[0])
+    return matrix, vector
+
+
+def as_real(value: Any, name: str) -> float:
+    """Convert a scalar to float, rejecting arrays, NaN and non-numbers."""
+    if isinstance(value, bool) or np.ndim(value) != 0:
+        raise InvalidInputError(f"{name}: must be a real number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name}: must be a real number, got {value!r}") from None
+    if math.isnan(number):
+        raise InvalidInputError(f"{name}: must be a real number, got nan")
+    return number
+
+
+def as_nonnegative(value: Any, name: str, *, allow_inf: bool = False) -> float:
+    """A real number >= 0 (``inf`` only when ``allow_inf``)."""
+    number = as_real(value, name)
+    if number < 0 or (math.isinf(number) and not allow_inf):
+        rule = ">= 0" if allow_inf else ">= 0 and finite"
+        raise InvalidInputError(f"{name}: must be {rule}, got {_fmt(number)}")
+    return number
+
+
+def as_positive(value: Any, name: str) -> float:
+    """A finite real number > 0."""
+    number = as_real(value, name)
+    if not (0 < number < math.inf):
+        raise InvalidInputError(f"{name}: must be > 0 and finite, got {_fmt(number)}")
+    return number
+
+
+def as_open_probability(value: Any, name: str) -> float:
+    """A probability strictly inside (0, 1), e.g. a failure probability delta."""
+    number = as_real(value, name)
+    if not (0 < number < 1):
+        raise InvalidInputError(f"{name}: must lie in the open interval (0, 1), got {_fmt(number)}")
+    return number
+
+
+def as_int(value: Any, name: str, minimum: int) -> int:
+    """An integer >= ``minimum`` (floats with an integral value are accepted)."""
+    if isinstance(value, bool) or np.ndim(value) != 0:
+        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}") from None
+    if not math.isfinite(number) or number != int(number) or number < minimum:
+        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    return int(number)

@@ -1,0 +1,1 @@
+"""Layer 5: the ``pmldesign`` command-line interface (nothing below imports it)."""

@@ -1,0 +1,82 @@
+"""Registry of reproducible figures: ``pmldesign reproduce ID --out DIR`` runs one of these.
+
+Each figure module in this package defines ``FIGURES``, a list of :class:`Figure`. A figure's
+``compute(quick, track)`` returns long-format rows (a list of dicts with the same keys) using
+only the package's public functions; ``plot(rows, path)`` draws them with matplotlib.
+``track(iterable, total=None, description="")`` wraps long loops for a progress bar.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._errors import InvalidInputError
+
+Rows = list[dict]
+Track = Callable[..., Iterable]
+
+#: Modules of this package that define ``FIGURES``, in listing order.
+_MODULES: list[str] = []
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One reproducible figure: an id, what it reproduces, how to compute and draw it."""
+
+    id: str
+    title: str
+    source: str
+    compute: Callable[[bool, Track], Rows]
+    plot: Callable[[Rows, Path], None]
+
+
+def no_progress(iterable: Iterable, total: int | None = None, description: str = "") -> Iterable:
+    """The default ``track``: no progress display."""
+    return iterable
+
+
+def figures() -> dict[str, Figure]:
+    """All registered figures by id."""
+    found: dict[str, Figure] = {}
+    for name in _MODULES:
+        for figure in importlib.import_module(f"{__package__}.{name}").FIGURES:
+            found[figure.id] = figure
+    return found
+
+
+def get_figure(figure_id: str) -> Figure:
+    """The figure with this id, or InvalidInputError listing the known ids."""
+    known = figures()
+    if figure_id not in known:
+        raise InvalidInputError(
+            f"figure id: unknown {figure_id!r}; choose one of {', '.join(known) or '(none)'}"
+        )
+    return known[figure_id]
+
+
+def write_csv(rows: Rows, path: Path) -> None:
+    """Write long-format rows with a header of their keys."""
+    if not rows:
+        raise InvalidInputError(f"figure produced no rows for {path}")
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def run_figure(figure_id: str, out: Path, quick: bool = False, track: Track = no_progress):
+    """Compute a figure and write ``out/ID.csv`` and ``out/ID.png``; returns the two paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    figure = get_figure(figure_id)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = figure.compute(quick, track)
+    csv_path, png_path = out / f"{figure.id}.csv", out / f"{figure.id}.png"
+    write_csv(rows, csv_path)
+    figure.plot(rows, png_path)
+    return csv_path, png_path

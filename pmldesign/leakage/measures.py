@@ -1,0 +1,148 @@
+"""Pointwise maximal leakage of a discrete mechanism for a known prior.
+
+Definitions from Grosse, Saeidian, Oechtering, Skoglund, *Privacy Mechanism Design based on
+Empirical Distributions* (arXiv:2509.22428, "003" in ``shared/papers``), Section II-A.
+A mechanism is an N x M row-stochastic array ``mechanism[x, y] = P(y | x)``; a prior is a
+length-N probability vector with full support. Logarithms are natural (nats).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
+
+
+def output_distribution(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Output marginal ``P_Y = prior @ mechanism`` (003 Sec. II, ``P_Y = P_{Y|X} o P_X``).
+
+    Examples
+    --------
+    >>> output_distribution([[0.5, 0.5], [0.0, 1.0]], [0.5, 0.5])
+    array([0.25, 0.75])
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, prior)
+    return vector @ matrix
+
+
+def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-output leakage and P_Y on validated arrays (nan where P_Y(y) = 0)."""
+    p_y = vector @ matrix
+    peak = matrix.max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.log(peak) - np.log(p_y)
+    values[p_y <= 0] = np.nan
+    return values, p_y
+
+
+def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Pointwise maximal leakage of every output.
+
+    ``l(X -> y) = log max_x P(y|x) / P_Y(y)`` (Theorem 1 of 003, i.e. Thm. 1 of Saeidian et al.):
+    the Renyi divergence of order infinity between the posterior ``P_{X|Y=y}`` and the prior.
+
+    Parameters
+    ----------
+    mechanism : (N, M) array_like
+        Row-stochastic matrix, ``mechanism[x, y] = P(y | x)``.
+    prior : (N,) array_like
+        Distribution of the input, full support.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length-M array of leakages in nats; ``nan`` for outputs with ``P_Y(y) = 0``.
+
+    Examples
+    --------
+    Example 1 of 003 leaks ``log(9/8)`` on every output:
+
+    >>> m = [[.325, .225, .225, .225], [.45, .1, .225, .225],
+    ...      [.45, .225, .1, .225], [.45, .225, .225, .1]]
+    >>> bool(np.allclose(leakage(m, [.4, .2, .2, .2]), np.log(9 / 8)))
+    True
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, prior)
+    return _leakage(matrix, vector)[0]
+
+
+def epsilon_min(mechanism: np.ndarray, prior: np.ndarray) -> float:
+    """Smallest eps for which the mechanism is eps-PML for ``prior``.
+
+    ``eps_min = max_{y: P_Y(y) > 0} l(X -> y)`` (003 Sec. II-A1, after Definition 3). It lies in
+    ``[0, epsilon_max(prior)]``.
+
+    Examples
+    --------
+    >>> round(epsilon_min([[1.0, 0.0], [0.0, 1.0]], [0.25, 0.75]), 6)  # identity: -log min P
+    1.386294
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, prior)
+    return _epsilon_min(matrix, vector)
+
+
+def _epsilon_min(matrix: np.ndarray, vector: np.ndarray) -> float:
+    values = _leakage(matrix, vector)[0]
+    return max(0.0, float(np.nanmax(values)))
+
+
+def tail_probability(mechanism: np.ndarray, prior: np.ndarray, eps: float) -> float:
+    """Probability that the leakage exceeds ``eps``: ``P_Y{ l(X -> Y) > eps }``.
+
+    This is the smallest delta for which the mechanism is (eps, delta)-PML
+    (Definition 3 of 003, the tail-bound guarantee).
+
+    Examples
+    --------
+    >>> tail_probability([[1.0, 0.0], [0.0, 1.0]], [0.25, 0.75], 0.5)  # only y = 0 leaks log 4
+    0.25
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, prior)
+    eps = as_nonnegative(eps, "eps", allow_inf=True)
+    values, p_y = _leakage(matrix, vector)
+    exceed = np.nan_to_num(values, nan=-np.inf) > eps
+    return float(p_y[exceed].sum())
+
+
+def ldp_epsilon(mechanism: np.ndarray) -> float:
+    """Local differential privacy epsilon: ``max_y log( max_x P(y|x) / min_x P(y|x) )``.
+
+    Outputs that no input produces are ignored; an output produced by some inputs and not by
+    others gives ``inf``. This is the worst-case PML over all priors (003 Sec. I and Remark 1).
+
+    Examples
+    --------
+    >>> round(ldp_epsilon([[0.75, 0.25], [0.25, 0.75]]), 6)
+    1.098612
+    >>> ldp_epsilon([[1.0, 0.0], [0.5, 0.5]])
+    inf
+    """
+    matrix = as_mechanism(mechanism)
+    peak = matrix.max(axis=0)
+    low = matrix.min(axis=0)
+    used = peak > 0
+    if (low[used] == 0).any():
+        return float("inf")
+    return max(0.0, float(np.max(np.log(peak[used]) - np.log(low[used]))))
+
+
+def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
+    """Mutual information ``I(X; Y)`` in nats, with ``0 log 0 = 0``.
+
+    ``I = sum_{x,y} P(x) P(y|x) log( P(y|x) / P_Y(y) )``; the default utility of 003 eq. (2).
+
+    Examples
+    --------
+    >>> round(mutual_information([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5]), 6)  # log 2
+    0.693147
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, prior)
+    return _mutual_information(matrix, vector)
+
+
+def _mutual_information(matrix: np.ndarray, vector: np.ndarray) -> float:
+    p_y = vector @ matrix
+    joint = vector[:, None] * matrix
+    mask = joint > 0
+    ratio = matrix[mask] / np.broadcast_to(p_y, matrix.shape)[mask]
+    return max(0.0, float(np.sum(joint[mask] * np.log(ratio))))

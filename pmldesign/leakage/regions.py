@@ -1,0 +1,67 @@
+"""PML privacy regions of a prior (Definition 4 of 003, after [15], the extremal-mechanisms paper).
+
+Sort the prior so that ``p_1 >= ... >= p_N`` and let ``eps_k = -log sum_{i <= N-k} p_i`` for
+``k = 0, ..., N-1``. An eps in ``[eps_{k-1}, eps_k)`` lies in region k. Region N is
+``[eps_{N-1}, inf)``: from ``epsilon_max = -log min p`` on every mechanism is eps-PML.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import as_nonnegative, as_prior
+
+
+def epsilon_max(prior: np.ndarray) -> float:
+    """``-log min_x P(x)``: every mechanism is eps_max-PML and the identity attains it.
+
+    003 Sec. II-A1 (after Definition 3).
+
+    Examples
+    --------
+    >>> round(epsilon_max([0.4, 0.2, 0.2, 0.2]), 6)  # log 5
+    1.609438
+    """
+    vector = as_prior(prior)
+    return -math.log(float(vector.min()))
+
+
+def region_thresholds(prior: np.ndarray) -> np.ndarray:
+    """The thresholds ``(eps_0, ..., eps_{N-1})`` of Definition 4 of 003.
+
+    Computed as ``eps_k = -log(1 - s_k)`` with ``s_k`` the sum of the k smallest probabilities
+    (the same number, more accurate for small k), so ``eps_0 = 0`` exactly.
+
+    Examples
+    --------
+    >>> np.round(region_thresholds([0.4, 0.2, 0.2, 0.2]), 6)  # 0, log 1.25, log 5/3, log 2.5
+    array([0.      , 0.223144, 0.510826, 0.916291])
+    """
+    vector = as_prior(prior)
+    return _region_thresholds(vector)
+
+
+def _region_thresholds(vector: np.ndarray) -> np.ndarray:
+    smallest = np.sort(vector)[: vector.shape[0] - 1]
+    cumulative = np.concatenate(([0.0], np.cumsum(smallest)))
+    return -np.log1p(-np.minimum(cumulative, 1.0))
+
+
+def privacy_region(prior: np.ndarray, eps: float) -> int:
+    """The 1-based privacy region k of ``eps`` for ``prior`` (Definition 4 of 003).
+
+    In region k every column of an eps-PML mechanism has at most k - 1 zeros
+    ([15, Lemma 2] as restated in 003); region 1 is the high-privacy regime. Any
+    ``eps >= eps_{N-1}`` (including ``eps >= epsilon_max``) is reported as region N.
+
+    Examples
+    --------
+    >>> [privacy_region([0.4, 0.2, 0.2, 0.2], e) for e in (0.0, 0.3, 0.6, 1.0, 5.0)]
+    [1, 2, 3, 4, 4]
+    """
+    vector = as_prior(prior)
+    eps = as_nonnegative(eps, "eps", allow_inf=True)
+    thresholds = _region_thresholds(vector)
+    return int(np.searchsorted(thresholds, eps, side="right"))
