@@ -20,6 +20,7 @@ from .leakage import (
     tail_probability,
 )
 from .sampling import sample
+from .uncertainty import empirical_prior, l1_radius
 
 __version__ = "0.1.0"
 
@@ -30,8 +31,10 @@ __all__ = [
     "PMLError",
     "SolverError",
     "certify",
+    "empirical_prior",
     "epsilon_max",
     "epsilon_min",
+    "l1_radius",
     "ldp_epsilon",
     "leakage",
     "mutual_information",

@@ -1,0 +1,93 @@
+"""Estimating the prior from samples and the l1 radius that covers the truth w.p. 1 - delta.
+
+003 Sec. II-B (eq. (3), Theorem 2 after Weissman et al.) and Sec. IV-D (eq. (7)).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._errors import InvalidInputError
+from .._validation import as_int, as_open_probability, as_real
+
+
+def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
+    """Empirical distribution of integer samples over ``0 .. alphabet_size - 1`` (eq. (3) of 003).
+
+    PML needs a prior with full support, so a symbol that never occurs is an error unless
+    ``smoothing > 0`` is given, in which case ``(count + smoothing) / (m + N smoothing)``
+    (additive smoothing) is returned.
+
+    Examples
+    --------
+    >>> empirical_prior([0, 1, 1, 2], 3)
+    array([0.25, 0.5 , 0.25])
+    """
+    size = as_int(alphabet_size, "alphabet_size", minimum=2)
+    smooth = as_real(smoothing, "smoothing")
+    if smooth < 0:
+        raise InvalidInputError(f"smoothing: must be >= 0, got {smooth}")
+    data = np.asarray(samples)
+    if data.ndim != 1 or data.size == 0:
+        raise InvalidInputError(f"samples: must be a non-empty 1-D array, got shape {data.shape}")
+    if data.dtype.kind not in "iu":
+        if data.dtype.kind != "f" or not np.all(data == np.round(data)):
+            raise InvalidInputError(f"samples: must be integer symbols, got dtype {data.dtype}")
+        data = data.astype(np.int64)
+    outside = (data < 0) | (data >= size)
+    if outside.any():
+        raise InvalidInputError(
+            f"samples: symbols must lie in 0..{size - 1} (alphabet_size={size}), "
+            f"found {data[outside][0]}"
+        )
+    counts = np.bincount(data, minlength=size).astype(np.float64)
+    if smooth == 0 and (counts == 0).any():
+        missing = int(np.argmax(counts == 0))
+        raise InvalidInputError(
+            f"samples: symbol {missing} never occurs, so the estimate lacks full support; "
+            f"pass smoothing > 0 (e.g. smoothing=0.5) or collect more samples"
+        )
+    return (counts + smooth) / (counts.sum() + size * smooth)
+
+
+def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | None = None) -> float:
+    """Radius beta of an l1 ball around the empirical prior that holds the truth w.p. >= 1 - delta.
+
+    Without ``kappa``: the distribution-free ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))``
+    of eq. (7) of 003 (the square root covers the whole product, see shared/papers/README.md).
+    With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
+    from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
+    ``phi(1/2) = 2``.
+
+    Notes
+    -----
+    ``kappa_P = max_A min(P(A), 1 - P(A))`` depends on the unknown true prior. Because ``phi`` is
+    decreasing on (0, 1/2], the sharper radius is valid only when ``kappa`` is an a-priori
+    *upper* bound on ``kappa_P`` (``kappa >= kappa_P``); it helps when every split of the
+    alphabet is known to be unbalanced (``kappa_P < 1/2``). ``kappa = 1/2`` recovers eq. (7).
+    Never plug in the kappa of the estimate itself: that is not a guarantee.
+
+    Examples
+    --------
+    >>> round(l1_radius(10_000, 4, 1e-6), 6)
+    0.058244
+    """
+    m = as_int(n_samples, "n_samples", minimum=1)
+    size = as_int(alphabet_size, "alphabet_size", minimum=2)
+    delta = as_open_probability(delta, "delta")
+    log_term = math.log(2.0**size - 2.0) - math.log(delta)
+    if kappa is None:
+        return math.sqrt(2.0 / m * log_term)
+    kap = as_real(kappa, "kappa")
+    if not 0 < kap <= 0.5:
+        raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
+    return 2.0 * math.sqrt(log_term / (m * _phi(kap)))
+
+
+def _phi(p: float) -> float:
+    """``phi(p) = log((1-p)/p) / (1 - 2p)``, ``phi(1/2) = 2`` (003 Sec. II-B)."""
+    if abs(p - 0.5) < 1e-12:
+        return 2.0
+    return math.log((1.0 - p) / p) / (1.0 - 2.0 * p)
