@@ -72,7 +72,7 @@ def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | N
     Examples
     --------
     >>> round(l1_radius(10_000, 4, 1e-6), 6)
-    0.058244
+    0.057366
     """
     m = as_int(n_samples, "n_samples", minimum=1)
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
