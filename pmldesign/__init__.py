@@ -20,7 +20,7 @@ from .leakage import (
     tail_probability,
 )
 from .sampling import sample
-from .uncertainty import empirical_prior, l1_radius
+from .uncertainty import empirical_prior, l1_radius, leakage_capacity, worst_case_leakage
 
 __version__ = "0.1.0"
 
@@ -37,6 +37,7 @@ __all__ = [
     "l1_radius",
     "ldp_epsilon",
     "leakage",
+    "leakage_capacity",
     "mutual_information",
     "output_distribution",
     "privacy_region",
@@ -44,4 +45,5 @@ __all__ = [
     "region_thresholds",
     "sample",
     "tail_probability",
+    "worst_case_leakage",
 ]
