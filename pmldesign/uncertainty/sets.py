@@ -52,7 +52,7 @@ def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray, radius: float)
     --------
     >>> m = [[0.75, 0.25], [0.25, 0.75]]
     >>> np.round(worst_case_leakage(m, [0.5, 0.5], 0.2), 6)  # prior (0.4, 0.6) for y0
-    array([0.451985, 0.451985])
+    array([0.510826, 0.510826])
     """
     matrix, vector = as_mechanism_and_prior(mechanism, center)
     beta = as_radius(radius, vector)
