@@ -1,0 +1,581 @@
+"""Exact evaluation of Theorem 2 of 000 (the tight PML bound of a linear-query workload).
+
+Eq. (5) of 000 (typo fixed per shared/papers/README.md) maximises over subsets I of the rows,
+i.e. over sign vectors s in {-1, +1}^m (s_l = +1 for l in I), with ``c = W^T s``:
+
+    exp(eps) = max_s  exp(-c_min / b) / (alpha sum_j exp(-c_j / b) + (1 - k alpha) exp(-c_max / b)),
+
+so ``-eps = min_s log G(c)`` with ``log G = log(alpha sum_j e^{-(c_j - c_min)/b}
++ (1 - k alpha) e^{-(c_max - c_min)/b})``. G depends on s only through the multiset of the c_j.
+
+Three exact engines, tried in order:
+
+1. Rows constant across the columns shift every c_j alike and are dropped; identical or
+   sign-flipped rows merge into one row with an integer coefficient t in {-mu, -mu+2, .., mu}
+   (mu = multiplicity). Small problems are enumerated (vectorised).
+2. Decomposition: a subproblem is a set of columns with offsets and free rows. It is solved
+   into the Pareto set of ``(c_min, c_max, L)`` triples (``L = log sum_j e^{-(c_j - c_min)/b}``;
+   smaller c_min and L and larger c_max are better, and log G is monotone in each), which
+   combine over independent parts by (min, max, log-sum). Columns split into connected
+   components of the row-column incidence graph; a row constant on a component only shifts
+   it; otherwise the row touching most columns is branched on. Subproblems are memoised up to
+   a common offset, so hierarchical workloads (Haar: nested/disjoint supports) cost O(m) calls.
+3. Branch and bound over the merged rows, pruned with the separable bound
+   ``c_j - c_r <= (fixed part) + sum_{free l} mu_l |w_lj - w_lr|`` for every candidate argmin r
+   (at the root this is Corollary 1 of 000), from an incumbent found by local search.
+
+If the time budget runs out, the result is the largest bound over the unexplored nodes (a
+certified upper bound, never below the true value), flagged ``exact=False``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._validation import as_positive
+from .bounds import as_alpha, as_workload, l1_distances, prior_weights
+
+#: Problems with at most this many sign combinations (after merging rows) are enumerated.
+_ENUMERATE = 1 << 16
+#: Components of the decomposition with at most this many combinations are enumerated.
+_SMALL = 1 << 8
+#: Sign combinations evaluated per vectorised block.
+_BLOCK = 1 << 14
+#: Relative gap under which an upper bound and an attained value count as equal (the upper
+#: bound is the one reported, so this never under-reports).
+_TOLERANCE = 1e-12
+#: Branch and bound stores m k^2 suffix distances; larger problems use Corollary 1 instead.
+_MAX_SEARCH = 1 << 22
+#: Branch-and-bound nodes whose free rows have at most this many combinations are enumerated.
+_LEAF = 1 << 10
+
+
+@dataclass(frozen=True)
+class Theorem2Result:
+    """The value of Theorem 2 of 000 and how it was certified.
+
+    Attributes
+    ----------
+    epsilon : float
+        Certified upper bound on the leakage (nats); equal to the bound of eq. (5) when
+        ``exact``.
+    lower : float
+        A value of eq. (5) attained by some subset I (a lower bound on the maximum).
+    exact : bool
+        True when ``epsilon`` is the maximum of eq. (5); False when a budget ran out, in which
+        case ``epsilon`` is still a valid (conservative) privacy guarantee.
+    method : str
+        "dp" (alpha = 0), "trivial", "enumeration", "decomposition", "branch-and-bound" or
+        "corollary1" (too large to search: the upper bound is eq. (7) of 000).
+    signs : tuple of int or None
+        A sign vector attaining ``lower`` (+1 for rows in I, -1 otherwise), when recorded.
+    """
+
+    epsilon: float
+    lower: float
+    exact: bool
+    method: str
+    signs: tuple[int, ...] | None = None
+
+
+class _Budget(Exception):
+    """Raised inside an engine when its time budget is used up."""
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """A reduced instance: distinct non-constant rows with multiplicities, scale and weights."""
+
+    rows: np.ndarray  # (r, k) representative rows
+    mult: np.ndarray  # (r,) multiplicities
+    groups: np.ndarray  # (m,) index of the representative of every original row (-1: dropped)
+    flips: np.ndarray  # (m,) +-1: original row = flip * representative
+    b: float
+    log_a: float
+    log_w: float
+
+
+def _log_g(c: np.ndarray, p: _Problem) -> np.ndarray:
+    """``log G`` of every row of c (the log of the inverse of the ratio in eq. (5) of 000)."""
+    low = c.min(axis=-1)
+    spread = logsumexp(-(c - low[..., None]) / p.b, axis=-1)
+    return np.logaddexp(p.log_a + spread, p.log_w - (c.max(axis=-1) - low) / p.b)
+
+
+def _reduce(matrix: np.ndarray, b: float, alpha: float) -> _Problem:
+    """Drop constant rows and merge identical or sign-flipped rows (Theorem 2 depends on c only
+    through differences c_j - c_j', and a merged row takes every value in {-mu, .., mu} step 2)."""
+    m, k = matrix.shape
+    log_a, log_w = prior_weights(alpha, k)
+    groups = np.full(m, -1)
+    flips = np.ones(m, dtype=np.int64)
+    live = np.flatnonzero(np.ptp(matrix, axis=1) > 0)
+    if live.size == 0:
+        return _Problem(np.zeros((0, k)), np.zeros(0, np.int64), groups, flips, b, log_a, log_w)
+    sub = matrix[live]
+    first = sub[np.arange(live.size), np.argmax(sub != 0, axis=1)]
+    sign = np.where(first < 0, -1, 1)
+    rows, inverse, counts = np.unique(sub * sign[:, None], axis=0, return_inverse=True,
+                                      return_counts=True)
+    groups[live] = inverse.ravel()
+    flips[live] = sign
+    return _Problem(rows, counts.astype(np.int64), groups, flips, b, log_a, log_w)
+
+
+def _coefficients(mult: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Rows ``start..stop-1`` of the mixed-radix list of coefficient vectors t (t_l in
+    {-mu_l, -mu_l + 2, .., mu_l})."""
+    index = np.arange(start, stop)
+    out = np.empty((index.size, mult.size))
+    for l, mu in enumerate(mult):
+        index, digit = np.divmod(index, mu + 1)
+        out[:, l] = 2 * digit - mu
+    return out
+
+
+def _combos(mult: np.ndarray) -> int:
+    return int(np.prod(mult + 1, dtype=np.float64)) if mult.size else 1
+
+
+def _enumerate(rows, mult, offsets, p: _Problem, deadline: float = np.inf):
+    """Max of eq. (5) over all coefficient vectors of ``rows`` on top of ``offsets``.
+
+    Returns ``(best eps, its coefficient vector)``; raises _Budget past the deadline.
+    """
+    best, arg = -np.inf, None
+    total = _combos(mult)
+    for start in range(0, total, _BLOCK):
+        if time.perf_counter() > deadline:
+            raise _Budget
+        t = _coefficients(mult, start, min(start + _BLOCK, total))
+        eps = -_log_g(offsets + t @ rows, p)
+        i = int(np.argmax(eps))
+        if eps[i] > best:
+            best, arg = float(eps[i]), t[i]
+    return best, arg
+
+
+def _signs(p: _Problem, t: np.ndarray) -> tuple[int, ...]:
+    """Expand merged coefficients into a sign vector over the original rows."""
+    remaining = t.astype(np.int64).copy()
+    mult = p.mult.copy()
+    signs = []
+    for g, flip in zip(p.groups, p.flips, strict=True):
+        if g < 0:
+            signs.append(1)
+            continue
+        # Spend +1s while the rest can still reach the target: sign = +1 iff remaining > -(mu-1).
+        s = 1 if remaining[g] > -(mult[g] - 1) else -1
+        remaining[g] -= s
+        mult[g] -= 1
+        signs.append(int(s * flip))
+    return tuple(signs)
+
+
+# ---------------------------------------------------------------- engine 2: decomposition
+
+
+def _pareto(points: np.ndarray) -> np.ndarray:
+    """Non-dominated rows of ``(c_min, c_max, L)`` points (smaller c_min, L; larger c_max).
+
+    The comparison uses ``log S = L - c_min / b``, passed in column 2 by the caller."""
+    order = np.lexsort((points[:, 2], -points[:, 1], points[:, 0]))
+    pts = points[order]
+    keep = np.zeros(pts.shape[0], dtype=bool)
+    for start in range(0, pts.shape[0], 256):
+        block = pts[start : start + 256]
+        kept = pts[:start][keep[:start]]
+        dominated = (
+            (kept[None, :, 1] >= block[:, None, 1]) & (kept[None, :, 2] <= block[:, None, 2])
+        ).any(axis=1)
+        inner = (
+            (block[None, :, 0] <= block[:, None, 0])
+            & (block[None, :, 1] >= block[:, None, 1])
+            & (block[None, :, 2] <= block[:, None, 2])
+        )
+        inner &= np.tri(block.shape[0], k=-1, dtype=bool)
+        keep[start : start + block.shape[0]] = ~(dominated | inner.any(axis=1))
+    return pts[keep]
+
+
+class _Decomposition:
+    """Engine 2: Pareto sets of (c_min, c_max, log S) over independent parts, memoised."""
+
+    def __init__(self, p: _Problem, deadline: float, max_front: int = 20000) -> None:
+        self.p, self.deadline, self.max_front = p, deadline, max_front
+        self.memo: dict[tuple, np.ndarray] = {}
+
+    def prune(self, front: np.ndarray) -> np.ndarray:
+        """Pareto filter on (c_min, c_max, log S) with log S = L - c_min / b."""
+        if front.shape[0] <= 1:
+            return front
+        if time.perf_counter() > self.deadline or front.shape[0] > self.max_front:
+            raise _Budget
+        absolute = front.copy()
+        absolute[:, 2] -= front[:, 0] / self.p.b
+        kept = _pareto(absolute)
+        kept[:, 2] += kept[:, 0] / self.p.b
+        return kept
+
+    def points(self, c: np.ndarray) -> np.ndarray:
+        """Triples of the rows of c (every row one full assignment of the part's columns)."""
+        low = c.min(axis=1)
+        spread = logsumexp(-(c - low[:, None]) / self.p.b, axis=1)
+        return np.column_stack([low, c.max(axis=1), spread])
+
+    def combine(self, one: np.ndarray, two: np.ndarray) -> np.ndarray:
+        """All pairs of two independent parts: (min, max, log-sum), then the Pareto filter."""
+        low = np.minimum.outer(one[:, 0], two[:, 0])
+        high = np.maximum.outer(one[:, 1], two[:, 1])
+        spread = np.logaddexp(
+            one[:, 2][:, None] - (one[:, 0][:, None] - low) / self.p.b,
+            two[:, 2][None, :] - (two[:, 0][None, :] - low) / self.p.b,
+        )
+        return self.prune(np.column_stack([low.ravel(), high.ravel(), spread.ravel()]))
+
+    def solve(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Pareto front of the part with columns ``offsets`` (n,) and free ``rows`` (r, n)."""
+        if time.perf_counter() > self.deadline:
+            raise _Budget
+        touching = np.abs(rows).sum(axis=1) > 0
+        rows, mult = rows[touching], mult[touching]
+        constant = np.ptp(rows, axis=1) == 0 if rows.shape[0] else np.zeros(0, dtype=bool)
+        shifts = np.zeros(1)
+        for value, mu in zip(rows[constant, 0], mult[constant], strict=True):
+            shifts = np.unique(np.add.outer(shifts, value * np.arange(-mu, mu + 1, 2)).ravel())
+        rows, mult = _merge(rows[~constant], mult[~constant])
+        base = float(offsets.min())
+        core = self.memoised(rows, mult, offsets - base)
+        if shifts.size == 1:
+            return _shift(core, base + shifts[0])
+        return self.prune(np.vstack([_shift(core, base + s) for s in shifts]))
+
+    def memoised(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        key = (offsets.tobytes(), rows.shape, rows.tobytes(), mult.tobytes())
+        if key not in self.memo:
+            self.memo[key] = self.front(rows, mult, offsets)
+        return self.memo[key]
+
+    def front(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        if rows.shape[0] == 0:
+            return self.points(offsets[None, :])
+        if _combos(mult) <= _SMALL:
+            t = _coefficients(mult, 0, _combos(mult))
+            return self.prune(self.points(offsets + t @ rows))
+        labels = _components(rows != 0)
+        if labels.max() > 0:
+            result = None
+            for label in range(labels.max() + 1):
+                cols = labels == label
+                part = self.solve(rows[:, cols], mult, offsets[cols])
+                result = part if result is None else self.combine(result, part)
+            return result
+        hub = int(np.argmax((rows != 0).sum(axis=1)))
+        rest = np.delete(np.arange(rows.shape[0]), hub)
+        parts = [
+            self.solve(rows[rest], mult[rest], offsets + t * rows[hub])
+            for t in range(-mult[hub], mult[hub] + 1, 2)
+        ]
+        return self.prune(np.vstack(parts))
+
+
+def _shift(front: np.ndarray, delta: float) -> np.ndarray:
+    """Add delta to every c_j of a part (L is unchanged)."""
+    out = front.copy()
+    out[:, :2] += delta
+    return out
+
+
+def _merge(rows: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge identical or sign-flipped rows (multiplicities add); rows sorted canonically."""
+    if rows.shape[0] == 0:
+        return rows, mult
+    first = rows[np.arange(rows.shape[0]), np.argmax(rows != 0, axis=1)]
+    signed = rows * np.where(first < 0, -1.0, 1.0)[:, None]
+    unique, inverse = np.unique(signed, axis=0, return_inverse=True)
+    return unique, np.bincount(inverse.ravel(), weights=mult, minlength=unique.shape[0]).astype(
+        np.int64
+    )
+
+
+def _components(nonzero: np.ndarray) -> np.ndarray:
+    """Connected-component label of every column of the row-column incidence graph."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    r, n = nonzero.shape
+    adjacency = np.zeros((r + n, r + n), dtype=bool)
+    adjacency[:r, r:] = nonzero
+    _, labels = connected_components(csr_matrix(adjacency), directed=False)
+    columns = labels[r:]
+    _, relabelled = np.unique(columns, return_inverse=True)
+    return relabelled.ravel()
+
+
+# ---------------------------------------------------------------- engine 3: branch and bound
+
+
+class _BranchAndBound:
+    """Engine 3: depth-first branch and bound over the merged rows with the separable bound."""
+
+    def __init__(self, p: _Problem, deadline: float) -> None:
+        self.p, self.deadline = p, deadline  # the deadline of the incumbent search
+        order = np.argsort(-(p.mult * np.ptp(p.rows, axis=1)), kind="stable")
+        self.rows, self.mult = p.rows[order], p.mult[order]
+        self.order = order
+        k = p.rows.shape[1]
+        steps = self.mult[:, None, None] * np.abs(self.rows[:, :, None] - self.rows[:, None, :])
+        self.suffix = np.zeros((self.rows.shape[0] + 1, k, k))
+        self.suffix[:-1] = np.cumsum(steps[::-1], axis=0)[::-1]
+        self.best, self.best_t = -np.inf, None
+        self.pruned = -np.inf  # largest bound of a node pruned within the tolerance
+
+    def bound(self, offsets: np.ndarray, depth: int) -> float:
+        """Upper bound on eps over completions: for every candidate argmin r, the largest
+        achievable ``c_j - c_r`` is ``offsets_j - offsets_r + sum_{free l} mu_l |w_lj - w_lr|``."""
+        gap = offsets[:, None] - offsets[None, :] + self.suffix[depth]  # [j, r]
+        p = self.p
+        values = np.logaddexp(
+            p.log_a + logsumexp(-gap / p.b, axis=0), p.log_w - gap.max(axis=0) / p.b
+        )
+        return float(-values.min())
+
+    def offer(self, eps: float, t: np.ndarray) -> None:
+        if eps > self.best:
+            self.best, self.best_t = eps, t.copy()
+
+    def incumbent(self) -> None:
+        """Start from s = sign(w_z - w_r) for every class pair (the Appendix C pattern), then
+        improve the best one by changing one merged row at a time."""
+        rows, mult, p = self.rows, self.mult, self.p
+        k = rows.shape[1]
+        for r in range(k):
+            if time.perf_counter() > self.deadline:
+                break
+            t = np.where(rows - rows[:, [r]] >= 0, 1.0, -1.0).T * mult  # (z, rows)
+            eps = -_log_g(t @ rows, p)
+            i = int(np.argmax(eps))
+            self.offer(float(eps[i]), t[i])
+        t = self.best_t.copy()
+        improved = True
+        while improved and time.perf_counter() < self.deadline:
+            improved = False
+            c = t @ rows
+            for l in range(rows.shape[0]):
+                values = np.arange(-mult[l], mult[l] + 1, 2, dtype=np.float64)
+                eps = -_log_g(c + np.outer(values - t[l], rows[l]), p)
+                i = int(np.argmax(eps))
+                if eps[i] > self.best + 1e-15:
+                    t[l] = values[i]
+                    c = t @ rows
+                    self.offer(float(eps[i]), t)
+                    improved = True
+
+    def leaf(self, offsets: np.ndarray, depth: int, prefix: np.ndarray, deadline: float) -> None:
+        eps, tail = _enumerate(self.rows[depth:], self.mult[depth:], offsets, self.p, deadline)
+        self.offer(eps, np.concatenate([prefix, tail]))
+
+    def start(self) -> None:
+        """Open the root node (its bound is Corollary 1 of 000)."""
+        k = self.rows.shape[1]
+        self.stack = [(self.bound(np.zeros(k), 0), 0, np.zeros(k), np.zeros(0))]
+
+    def run(self, deadline: float) -> float:
+        """Search until done or ``deadline`` (resumable); returns the certified upper bound on
+        eps, which equals ``best`` when the search completed."""
+        tail_combos = np.cumprod((self.mult + 1)[::-1].astype(np.float64))[::-1]
+        stack = self.stack
+        while stack:
+            if time.perf_counter() > deadline:
+                return max(self.best, self.pruned, max(node[0] for node in stack))
+            node = stack.pop()
+            ub, depth, offsets, prefix = node
+            if self.prunable(ub):
+                continue
+            if tail_combos[depth] <= _LEAF:
+                try:
+                    self.leaf(offsets, depth, prefix, deadline)
+                except _Budget:
+                    stack.append(node)
+                    return max(self.best, self.pruned, max(n[0] for n in stack))
+                continue
+            children = []
+            for t in range(-self.mult[depth], self.mult[depth] + 1, 2):
+                child = offsets + t * self.rows[depth]
+                child_ub = self.bound(child, depth + 1)
+                if not self.prunable(child_ub):
+                    children.append((child_ub, depth + 1, child, np.append(prefix, t)))
+            stack.extend(sorted(children, key=lambda n: n[0]))
+        return max(self.best, self.pruned)
+
+    def prunable(self, ub: float) -> bool:
+        """A node is pruned when its bound exceeds the incumbent by at most _TOLERANCE
+        (relative); the largest such bound is kept, so the reported upper bound stays valid."""
+        if ub > self.best + _TOLERANCE * max(1.0, abs(self.best)):
+            return False
+        if ub > self.best:
+            self.pruned = max(self.pruned, ub)
+        return True
+
+    def coefficients(self) -> np.ndarray:
+        """The best coefficient vector in the order of the problem's merged rows."""
+        out = np.empty_like(self.best_t)
+        out[self.order] = self.best_t
+        return out
+
+
+# ---------------------------------------------------------------- public entry points
+
+
+def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theorem2Result:
+    """Theorem 2 of 000 (eq. (5), typo fixed per shared/papers/README.md), computed exactly.
+
+    Parameters
+    ----------
+    workload : (m, k) array_like
+        The query workload W (rows = queries, columns = classes).
+    b : float
+        Laplace scale, > 0.
+    alpha : float
+        Lower bound on every class probability, in [0, 1/k]; 0 gives eps_DP (Remark 2 (iii)).
+    time_limit : float
+        Seconds before the search stops with a certified upper bound (``exact=False``).
+
+    Returns
+    -------
+    Theorem2Result
+        ``epsilon`` (certified upper bound, exact when ``exact``), an attained ``lower`` value,
+        the engine used and, when recorded, a maximising sign vector.
+
+    Examples
+    --------
+    >>> r = theorem2(np.eye(3), 1.0, 0.25)  # the histogram workload: Theorem 4 of 002
+    >>> round(r.epsilon, 10) == round(-np.log(0.25 + 0.75 * np.exp(-2.0)), 10), r.exact
+    (True, True)
+    """
+    matrix = as_workload(workload)
+    scale = as_positive(b, "b")
+    limit = as_positive(time_limit, "time_limit")
+    weight = as_alpha(alpha, matrix.shape[1])
+    deadline = time.perf_counter() + limit
+    p = _reduce(matrix, scale, weight)
+    if p.rows.shape[0] == 0:
+        return Theorem2Result(0.0, 0.0, True, "trivial", tuple([1] * matrix.shape[0]))
+    if weight == 0.0:
+        return _dp(matrix, scale)
+    if _combos(p.mult) <= _ENUMERATE:
+        eps, t = _enumerate(p.rows, p.mult, np.zeros(matrix.shape[1]), p)
+        return Theorem2Result(eps, eps, True, "enumeration", _signs(p, t))
+    decomposition = _Decomposition(p, 0.0)
+    front = _decompose(decomposition, min(0.01 * limit, 0.2))
+    if front is None and p.rows.shape[0] * matrix.shape[1] ** 2 > _MAX_SEARCH:
+        front = _decompose(decomposition, deadline - time.perf_counter())
+        if front is None:
+            return _corollary1_fallback(matrix, p)
+    if front is not None:
+        eps = _front_value(front, p)
+        return Theorem2Result(eps, eps, True, "decomposition")
+    search = _BranchAndBound(p, deadline)
+    search.incumbent()
+    search.start()
+    upper = search.run(min(deadline, time.perf_counter() + min(0.1 * limit, 2.0)))
+    if not _close(upper, search.best):
+        front = _decompose(decomposition, min(0.25 * limit, 5.0))
+        if front is not None:
+            eps = _front_value(front, p)
+            return Theorem2Result(eps, eps, True, "decomposition")
+        upper = search.run(deadline)
+    return Theorem2Result(
+        float(upper), float(search.best), _close(upper, search.best), "branch-and-bound",
+        _signs(p, search.coefficients()),
+    )
+
+
+def _decompose(engine: _Decomposition, seconds: float) -> np.ndarray | None:
+    """The Pareto front of the whole problem within ``seconds`` more (completed subproblems
+    stay memoised across calls), or None if the time ran out."""
+    engine.deadline = time.perf_counter() + seconds
+    p = engine.p
+    try:
+        return engine.solve(p.rows, p.mult, np.zeros(p.rows.shape[1]))
+    except _Budget:
+        return None
+
+
+def _front_value(front: np.ndarray, p: _Problem) -> float:
+    """eps = -min log G over the Pareto front's (c_min, c_max, L) triples."""
+    spread = p.log_a + front[:, 2]
+    return float(-np.logaddexp(spread, p.log_w - (front[:, 1] - front[:, 0]) / p.b).min())
+
+
+def _corollary1_fallback(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
+    """Too large to search and not decomposable in time: Corollary 1 of 000 (eq. (7), a
+    certified upper bound) with the Appendix C pattern's value as the attained lower value."""
+    from .bounds import corollary1_bound
+
+    alpha = float(np.exp(p.log_a))
+    upper = corollary1_bound(matrix, p.b, alpha)
+    signs = _dp(matrix, p.b).signs
+    lower = float(-_log_g(np.asarray(signs, dtype=np.float64) @ matrix, p))
+    return Theorem2Result(upper, lower, _close(upper, lower), "corollary1", signs)
+
+
+def _close(upper: float, lower: float) -> bool:
+    """The certified upper bound matches an attained value up to _TOLERANCE (relative)."""
+    return bool(upper - lower <= _TOLERANCE * max(1.0, abs(lower)))
+
+
+def _dp(matrix: np.ndarray, b: float) -> Theorem2Result:
+    """alpha = 0: eq. (5) equals eps_DP, attained by I = {l : w_{l j1} >= w_{l j2}} for the
+    columns at the largest l1 distance (Appendix C of 000)."""
+    distances = l1_distances(matrix)
+    j1, j2 = np.unravel_index(int(np.argmax(distances)), distances.shape)
+    signs = tuple(int(v) for v in np.where(matrix[:, j1] >= matrix[:, j2], 1, -1))
+    eps = float(distances[j1, j2]) / b
+    return Theorem2Result(eps, eps, True, "dp", signs)
+
+
+def theorem2_bound(workload, b: float, alpha: float, time_limit: float = 60.0) -> float:
+    """The Theorem 2 bound of 000 in nats: ``theorem2(...).epsilon``.
+
+    Exact unless the time budget runs out; then a certified upper bound is returned and a
+    ``RuntimeWarning`` says so (use :func:`theorem2` to inspect ``exact``).
+
+    Examples
+    --------
+    >>> round(theorem2_bound(np.eye(2), 1.0, 0.0), 12)
+    2.0
+    """
+    result = theorem2(workload, b, alpha, time_limit)
+    if not result.exact:
+        import warnings
+
+        warnings.warn(
+            f"theorem2_bound: time budget ({time_limit:g} s) ran out; returning the certified "
+            f"upper bound {result.epsilon:.6g} (attained lower value {result.lower:.6g})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return result.epsilon
+
+
+def enumerate_theorem2(workload, b: float, alpha: float) -> float:
+    """Eq. (5) of 000 by exhaustive enumeration of all 2^m subsets (vectorised, no reduction).
+
+    The reference the exact engines are benchmarked against; O(2^m m k) work.
+    """
+    matrix = as_workload(workload)
+    scale = as_positive(b, "b")
+    weight = as_alpha(alpha, matrix.shape[1])
+    log_a, log_w = prior_weights(weight, matrix.shape[1])
+    m = matrix.shape[0]
+    p = _Problem(matrix, np.ones(m, np.int64), np.arange(m), np.ones(m, np.int64), scale,
+                 log_a, log_w)
+    return _enumerate(matrix, p.mult, np.zeros(matrix.shape[1]), p)[0]
+
+
+__all__ = ["Theorem2Result", "enumerate_theorem2", "theorem2", "theorem2_bound"]
