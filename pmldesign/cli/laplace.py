@@ -29,13 +29,17 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
     try:
         numbers = [int(v) for v in size.lower().split("x")]
     except ValueError:
-        raise InvalidInputError(f"--workload: size must be integers like 8 or 8x8, got {size!r}")
+        raise InvalidInputError(
+            f"--workload: size must be integers like 8 or 8x8, got {size!r}"
+        ) from None
     if name == "range":
         if len(numbers) != 2:
             raise InvalidInputError(f"--workload: range needs MxK (e.g. range:8x8), got {size!r}")
         return linear.range_queries(numbers[1], numbers[0], rng=seed)
     if len(numbers) != 1:
-        raise InvalidInputError(f"--workload: {name} takes one size K (e.g. {name}:8), got {size!r}")
+        raise InvalidInputError(
+            f"--workload: {name} takes one size K (e.g. {name}:8), got {size!r}"
+        )
     builder = {"haar": linear.haar, "identity": linear.identity, "prefix": linear.prefix,
                "allrange": linear.all_range}[name]
     return builder(numbers[0])

@@ -1,4 +1,4 @@
-"""Closed-form leakage bounds of the Laplace mechanism for linear queries (000) and histograms (002).
+"""Closed-form leakage bounds of the Laplace mechanism: linear queries (000), histograms (002).
 
 Notation: the workload W is m x k (rows = queries, columns = classes), b > 0 is the Laplace
 scale and alpha in [0, 1/k] the lower bound on every class probability (the prior class
@@ -31,7 +31,8 @@ def as_alpha(alpha, k: int, name: str = "alpha") -> float:
     value = as_nonnegative(alpha, name)
     if value * k > 1.0 + 1e-12:
         raise InvalidInputError(
-            f"{name}: must lie in [0, 1/k] = [0, {1.0 / k:.6g}] for k = {k} classes, got {value:.6g}"
+            f"{name}: must lie in [0, 1/k] = [0, {1.0 / k:.6g}] for k = {k} classes, "
+            f"got {value:.6g}"
         )
     return value
 
