@@ -354,7 +354,7 @@ class _BranchAndBound:
         rows, mult, p = self.rows, self.mult, self.p
         k = rows.shape[1]
         for r in range(k):
-            if time.perf_counter() > self.deadline:
+            if r and time.perf_counter() > self.deadline:
                 break
             t = np.where(rows - rows[:, [r]] >= 0, 1.0, -1.0).T * mult  # (z, rows)
             eps = -_log_g(t @ rows, p)
