@@ -260,7 +260,7 @@ def test_noise_scale_is_minimal(bound):
 def test_noise_scale_orders_and_vanishes():
     w = linear.haar(8)
     for eps in (0.5, 2.0):
-        scales = [linear.noise_scale(w, eps, 0.1, name) for name in ("theorem2", "corollary1", "dp")]
+        scales = [linear.noise_scale(w, eps, 0.1, n) for n in ("theorem2", "corollary1", "dp")]
         assert scales[0] <= scales[1] < scales[2]
     assert linear.noise_scale(w, math.log(1 / 0.1), 0.1) == 0.0
     assert linear.noise_scale(w, 3.0, 0.1, "corollary1") == 0.0
