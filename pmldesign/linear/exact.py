@@ -40,7 +40,7 @@ from .._validation import as_positive
 from .bounds import as_alpha, as_workload, l1_distances, prior_weights
 
 #: Problems with at most this many sign combinations (after merging rows) are enumerated.
-_ENUMERATE = 1 << 16
+_ENUMERATE = 1 << 12
 #: Components of the decomposition with at most this many combinations are enumerated.
 _SMALL = 1 << 8
 #: Sign combinations evaluated per vectorised block.
@@ -471,9 +471,12 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
         eps, t = _enumerate(p.rows, p.mult, np.zeros(matrix.shape[1]), p)
         return Theorem2Result(eps, eps, True, "enumeration", _signs(p, t))
     decomposition = _Decomposition(p, 0.0)
-    front = _decompose(decomposition, min(0.01 * limit, 0.2))
+    # Without zero entries every row touches every column: no part ever splits off.
+    sparse = bool((p.rows == 0).any())
+    front = _decompose(decomposition, min(0.005 * limit, 0.1)) if sparse else None
     if front is None and p.rows.shape[0] * matrix.shape[1] ** 2 > _MAX_SEARCH:
-        front = _decompose(decomposition, deadline - time.perf_counter())
+        if sparse:
+            front = _decompose(decomposition, deadline - time.perf_counter())
         if front is None:
             return _corollary1_fallback(matrix, p)
     if front is not None:
@@ -484,7 +487,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     search.start()
     upper = search.run(min(deadline, time.perf_counter() + min(0.1 * limit, 2.0)))
     if not _close(upper, search.best):
-        front = _decompose(decomposition, min(0.25 * limit, 5.0))
+        front = _decompose(decomposition, min(0.25 * limit, 5.0)) if sparse else None
         if front is not None:
             eps = _front_value(front, p)
             return Theorem2Result(eps, eps, True, "decomposition")
