@@ -10,6 +10,7 @@ from .bounds import (
     dp_epsilon,
     histogram_bound,
     histogram_bound_simplified,
+    histogram_noise_scale,
     l1_distances,
     sensitivity,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "haar",
     "histogram_bound",
     "histogram_bound_simplified",
+    "histogram_noise_scale",
     "identity",
     "l1_distances",
     "noise_scale",

@@ -137,6 +137,32 @@ def histogram_bound(b: float, alpha: float) -> float:
     return float(-np.log(weight + (1.0 - weight) * np.exp(-2.0 / scale)))
 
 
+def histogram_noise_scale(eps: float, alpha: float) -> float:
+    """Smallest b with ``histogram_bound(b, alpha) <= eps``: Theorem 4 of 002 inverted.
+
+    ``exp(-eps) = alpha + (1 - alpha) exp(-2/b)`` gives ``b = 2 / log((1 - alpha) /
+    (exp(-eps) - alpha))``; 0.0 when ``eps >= log(1/alpha)`` (every b, even no noise, meets
+    it). With alpha = 0 this is the DP scale 2/eps (sensitivity 2).
+
+    Examples
+    --------
+    >>> histogram_noise_scale(1.0, 0.0)
+    2.0
+    >>> b = histogram_noise_scale(1.0, 0.1)
+    >>> round(histogram_bound(b, 0.1), 12)
+    1.0
+    """
+    target = as_positive(eps, "eps")
+    weight = _as_histogram_alpha(alpha)
+    margin = np.exp(-target) - weight
+    if margin <= 0:
+        return 0.0
+    scale = float(2.0 / (np.log1p(-weight) - np.log(margin)))
+    while histogram_bound(scale, weight) > target:  # round toward more noise
+        scale = float(np.nextafter(scale, np.inf))
+    return scale
+
+
 def histogram_bound_simplified(b: float, alpha: float) -> float:
     """The simplified histogram bound, eq. (2) of 002: ``2(1 - alpha)/b + 2 alpha^2 / b^2``.
 

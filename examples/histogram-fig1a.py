@@ -1,0 +1,12 @@
+"""Reproduce histogram-fig1a: `python examples/histogram-fig1a.py [OUT_DIR] [--quick]` writes histogram-fig1a.png and .csv."""
+
+import sys
+from pathlib import Path
+
+from pmldesign.experiments import run_figure
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "--quick"]
+    out = Path(args[0]) if args else Path("figures")
+    for path in run_figure("histogram-fig1a", out, quick="--quick" in sys.argv[1:]):
+        print(path)
