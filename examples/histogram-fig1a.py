@@ -1,4 +1,4 @@
-"""Reproduce histogram-fig1a: `python examples/histogram-fig1a.py [OUT_DIR] [--quick]` writes histogram-fig1a.png and .csv."""
+"""Reproduce histogram-fig1a: `python examples/histogram-fig1a.py [OUT_DIR] [--quick]` (PNG + CSV)."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Reproduce histogram-fig1b: `python examples/histogram-fig1b.py [OUT_DIR] [--quick]` writes histogram-fig1b.png and .csv."""
+"""Reproduce histogram-fig1b: `python examples/histogram-fig1b.py [OUT_DIR] [--quick]` (PNG + CSV)."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Reproduce linear-fig1: `python examples/linear-fig1.py [OUT_DIR] [--quick]` writes linear-fig1.png and .csv."""
+"""Reproduce linear-fig1: `python examples/linear-fig1.py [OUT_DIR] [--quick]` (PNG + CSV)."""
 
 import sys
 from pathlib import Path

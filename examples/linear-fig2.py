@@ -1,4 +1,4 @@
-"""Reproduce linear-fig2: `python examples/linear-fig2.py [OUT_DIR] [--quick]` writes linear-fig2.png and .csv."""
+"""Reproduce linear-fig2: `python examples/linear-fig2.py [OUT_DIR] [--quick]` (PNG + CSV)."""
 
 import sys
 from pathlib import Path

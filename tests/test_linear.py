@@ -16,7 +16,6 @@ from scipy.stats import laplace
 
 from pmldesign import InvalidInputError, linear
 
-
 FAMILIES = {
     "identity": linear.identity(6),
     "prefix": linear.prefix(7),

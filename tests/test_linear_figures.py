@@ -49,10 +49,11 @@ def test_linear_fig2_scales_are_minimal():
         if eps >= math.log(1 / alpha):
             assert row["b_theorem2"] == row["b_corollary1"] == 0.0
             continue
-        for key, reference in (("b_theorem2", lambda b: brute_theorem2(w, b, alpha)[0]),
-                               ("b_corollary1", lambda b: brute_corollary1(w, b, alpha))):
+        references = {"b_theorem2": lambda b, a: brute_theorem2(w, b, a)[0],
+                      "b_corollary1": lambda b, a: brute_corollary1(w, b, a)}
+        for key, reference in references.items():
             b = row[key]
-            assert reference(b) <= eps + 1e-12 and reference(b * (1 - 1e-8)) > eps
+            assert reference(b, alpha) <= eps + 1e-12 and reference(b * (1 - 1e-8), alpha) > eps
 
 
 def _closed_form_scale(eps, alpha):
