@@ -1,4 +1,4 @@
-"""Reproduce histogram-fig1a: `python examples/histogram-fig1a.py [OUT_DIR] [--quick]` (PNG + CSV)."""
+"""Reproduce histogram-fig1a (PNG + CSV): python examples/histogram-fig1a.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Reproduce histogram-fig1b: `python examples/histogram-fig1b.py [OUT_DIR] [--quick]` (PNG + CSV)."""
+"""Reproduce histogram-fig1b (PNG + CSV): python examples/histogram-fig1b.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Reproduce linear-fig1: `python examples/linear-fig1.py [OUT_DIR] [--quick]` (PNG + CSV)."""
+"""Reproduce linear-fig1 (PNG + CSV): python examples/linear-fig1.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Reproduce linear-fig2: `python examples/linear-fig2.py [OUT_DIR] [--quick]` (PNG + CSV)."""
+"""Reproduce linear-fig2 (PNG + CSV): python examples/linear-fig2.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path
