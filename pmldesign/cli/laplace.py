@@ -59,10 +59,10 @@ def _bounds_at(workload: np.ndarray, b: float, alpha: float, time_limit: float) 
     }
 
 
-def _scales_for(workload: np.ndarray, eps: float, alpha: float) -> dict:
+def _scales_for(workload: np.ndarray, eps: float, alpha: float, time_limit: float) -> dict:
     from .. import linear
 
-    scales = {name: linear.noise_scale(workload, eps, alpha, bound=name)
+    scales = {name: linear.noise_scale(workload, eps, alpha, bound=name, time_limit=time_limit)
               for name in ("dp", "corollary1", "theorem2")}
     saved = {f"saved_{name}": 1.0 - scales[name] / scales["dp"] if scales["dp"] > 0 else 0.0
              for name in ("corollary1", "theorem2")}
@@ -94,14 +94,26 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
         raise click.UsageError("give exactly one of --b and --eps")
     workload = parse_workload(spec, seed)
     data = {"workload": spec, "m": workload.shape[0], "k": workload.shape[1], "alpha": alpha}
-    if scale is not None:
-        data.update(_bounds_at(workload, scale, alpha, time_limit))
-    else:
-        data.update(_scales_for(workload, eps, alpha))
+    with _status(not as_json):
+        if scale is not None:
+            data.update(_bounds_at(workload, scale, alpha, time_limit))
+        else:
+            data.update(_scales_for(workload, eps, alpha, time_limit))
     if as_json:
         _io.print_json(data)
         return
     _render(data, scale is not None)
+
+
+def _status(show: bool):
+    """A spinner on stderr while the bounds are computed (large workloads take seconds)."""
+    from contextlib import nullcontext
+
+    if not show:
+        return nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status("computing the bounds (exact Theorem 2)...")
 
 
 def _render(data: dict, at_scale: bool) -> None:

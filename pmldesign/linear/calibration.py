@@ -25,7 +25,8 @@ _MAX_HALVINGS = 200
 BOUNDS = ("theorem2", "corollary1", "dp")
 
 
-def noise_scale(workload, eps: float, alpha: float, bound: str = "theorem2") -> float:
+def noise_scale(workload, eps: float, alpha: float, bound: str = "theorem2",
+                time_limit: float = 60.0) -> float:
     """Smallest Laplace scale b with ``bound(W, b, alpha) <= eps``.
 
     Parameters
@@ -38,6 +39,9 @@ def noise_scale(workload, eps: float, alpha: float, bound: str = "theorem2") -> 
         Lower bound on every class probability, in [0, 1/k] (ignored by "dp").
     bound : {"theorem2", "corollary1", "dp"}
         Theorem 2 of 000 (tight), Corollary 1 of 000 (eq. (7)) or eps_DP (eq. (4)).
+    time_limit : float
+        Seconds per Theorem 2 evaluation before its certified upper bound is used (then a
+        RuntimeWarning is issued and the scale may be conservative, never too small).
 
     Returns
     -------
@@ -68,7 +72,7 @@ def noise_scale(workload, eps: float, alpha: float, bound: str = "theorem2") -> 
         return dp_scale  # alpha = 0: both PML bounds equal eps_DP (Remark 2 (iii) of 000)
     if target >= math.log(1.0 / weight):
         return 0.0
-    evaluate = _evaluator(matrix, weight, bound)
+    evaluate = _evaluator(matrix, weight, bound, as_positive(time_limit, "time_limit"))
     return _bisect(evaluate, target, dp_scale)
 
 
@@ -80,7 +84,7 @@ def _dp_scale(delta: float, eps: float) -> float:
     return scale
 
 
-def _evaluator(matrix: np.ndarray, alpha: float, bound: str):
+def _evaluator(matrix: np.ndarray, alpha: float, bound: str, time_limit: float):
     """The bound as a function of b; Theorem 2 warns once if a budget ran out (its certified
     upper bound is used, so the calibration stays valid but may be conservative)."""
     if bound == "corollary1":
@@ -88,7 +92,7 @@ def _evaluator(matrix: np.ndarray, alpha: float, bound: str):
     inexact = []
 
     def evaluate(b: float) -> float:
-        result = theorem2(matrix, b, alpha)
+        result = theorem2(matrix, b, alpha, time_limit=time_limit)
         if not result.exact and not inexact:
             inexact.append(b)
             warnings.warn(
