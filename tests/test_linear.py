@@ -139,8 +139,10 @@ def test_engines_match_enumeration():
         expected, _ = brute_theorem2(w, 0.8, alpha)
         problem = exact._reduce(w, 0.8, alpha)
         engine = exact._Decomposition(problem, 0.0)
-        front = exact._decompose(engine, 30.0)
-        assert exact._front_value(front, problem) == pytest.approx(expected, rel=1e-11), name
+        result = exact._front_result(exact._decompose(engine, 30.0), problem)
+        assert result.epsilon == pytest.approx(expected, rel=1e-11), name
+        witness = density_leakage(w, 0.8, alpha, np.asarray(result.signs, dtype=float))
+        assert witness == pytest.approx(expected, rel=1e-9), name
         search = exact._BranchAndBound(problem, time.perf_counter() + 30)
         search.incumbent()
         search.start()
@@ -153,6 +155,8 @@ def test_haar64_exact_and_fast():
     start = time.perf_counter()
     result = linear.theorem2(w, 1.0, 0.5 / 64)
     assert time.perf_counter() - start < 30 and result.exact
+    assert density_leakage(w, 1.0, 0.5 / 64, np.asarray(result.signs, float)) == pytest.approx(
+        result.epsilon, rel=1e-9)
     # Every sign pattern of a Haar workload gives the same multiset of c_j (flipping a node's
     # sign swaps its two subtrees), so any single pattern evaluates eq. (5) exactly.
     c = np.ones(64) @ w
@@ -196,9 +200,8 @@ def test_tightness_from_laplace_densities(name):
     result = linear.theorem2(w, b, alpha)
     _, brute_signs = brute_theorem2(w, b, alpha)
     assert density_leakage(w, b, alpha, brute_signs) == pytest.approx(result.epsilon, rel=1e-9)
-    if result.signs is not None:
-        signs = np.asarray(result.signs, dtype=float)
-        assert density_leakage(w, b, alpha, signs) == pytest.approx(result.epsilon, rel=1e-9)
+    signs = np.asarray(result.signs, dtype=float)
+    assert density_leakage(w, b, alpha, signs) == pytest.approx(result.epsilon, rel=1e-9)
     assert result.lower == result.epsilon
 
 

@@ -71,15 +71,16 @@ class Theorem2Result:
     method : str
         "dp" (alpha = 0), "trivial", "enumeration", "decomposition", "branch-and-bound" or
         "corollary1" (too large to search: the upper bound is eq. (7) of 000).
-    signs : tuple of int or None
-        A sign vector attaining ``lower`` (+1 for rows in I, -1 otherwise), when recorded.
+    signs : tuple of int
+        A sign vector over the rows of W attaining ``lower`` (+1 for rows in I, -1 otherwise):
+        the output orthant where the leakage is attained (tightness, Sec. III-A of 000).
     """
 
     epsilon: float
     lower: float
     exact: bool
     method: str
-    signs: tuple[int, ...] | None = None
+    signs: tuple[int, ...]
 
 
 class _Budget(Exception):
@@ -92,11 +93,13 @@ class _Problem:
 
     rows: np.ndarray  # (r, k) representative rows
     mult: np.ndarray  # (r,) multiplicities
-    groups: np.ndarray  # (m,) index of the representative of every original row (-1: dropped)
-    flips: np.ndarray  # (m,) +-1: original row = flip * representative
+    live: np.ndarray  # indices of the original rows that are not constant
+    groups: np.ndarray  # (len(live),) representative of every live row
+    flips: np.ndarray  # (len(live),) +-1: live row = flip * representative
     b: float
     log_a: float
     log_w: float
+    size: int  # number of original rows
 
 
 def _log_g(c: np.ndarray, p: _Problem) -> np.ndarray:
@@ -109,21 +112,10 @@ def _log_g(c: np.ndarray, p: _Problem) -> np.ndarray:
 def _reduce(matrix: np.ndarray, b: float, alpha: float) -> _Problem:
     """Drop constant rows and merge identical or sign-flipped rows (Theorem 2 depends on c only
     through differences c_j - c_j', and a merged row takes every value in {-mu, .., mu} step 2)."""
-    m, k = matrix.shape
-    log_a, log_w = prior_weights(alpha, k)
-    groups = np.full(m, -1)
-    flips = np.ones(m, dtype=np.int64)
+    log_a, log_w = prior_weights(alpha, matrix.shape[1])
     live = np.flatnonzero(np.ptp(matrix, axis=1) > 0)
-    if live.size == 0:
-        return _Problem(np.zeros((0, k)), np.zeros(0, np.int64), groups, flips, b, log_a, log_w)
-    sub = matrix[live]
-    first = sub[np.arange(live.size), np.argmax(sub != 0, axis=1)]
-    sign = np.where(first < 0, -1, 1)
-    rows, inverse, counts = np.unique(sub * sign[:, None], axis=0, return_inverse=True,
-                                      return_counts=True)
-    groups[live] = inverse.ravel()
-    flips[live] = sign
-    return _Problem(rows, counts.astype(np.int64), groups, flips, b, log_a, log_w)
+    rows, mult, groups, flips = _merge(matrix[live], np.ones(live.size, np.int64))
+    return _Problem(rows, mult, live, groups, flips, b, log_a, log_w, matrix.shape[0])
 
 
 def _coefficients(mult: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -160,29 +152,20 @@ def _enumerate(rows, mult, offsets, p: _Problem, deadline: float = np.inf):
 
 
 def _signs(p: _Problem, t: np.ndarray) -> tuple[int, ...]:
-    """Expand merged coefficients into a sign vector over the original rows."""
-    remaining = t.astype(np.int64).copy()
-    mult = p.mult.copy()
-    signs = []
-    for g, flip in zip(p.groups, p.flips, strict=True):
-        if g < 0:
-            signs.append(1)
-            continue
-        # Spend +1s while the rest can still reach the target: sign = +1 iff remaining > -(mu-1).
-        s = 1 if remaining[g] > -(mult[g] - 1) else -1
-        remaining[g] -= s
-        mult[g] -= 1
-        signs.append(int(s * flip))
-    return tuple(signs)
+    """A sign vector over the original rows whose merged coefficients are t (constant rows,
+    which do not matter, get +1)."""
+    out = np.ones(p.size)
+    coef = np.asarray(t, np.float64)[None, :]
+    out[p.live] = _split(coef, p.groups, p.flips, np.ones(p.live.size))[0]
+    return tuple(int(v) for v in out)
 
 
 # ---------------------------------------------------------------- engine 2: decomposition
 
 
 def _pareto(points: np.ndarray) -> np.ndarray:
-    """Non-dominated rows of ``(c_min, c_max, L)`` points (smaller c_min, L; larger c_max).
-
-    The comparison uses ``log S = L - c_min / b``, passed in column 2 by the caller."""
+    """Indices of the non-dominated rows of ``(c_min, c_max, log S)`` points (smaller c_min and
+    log S, larger c_max are better); of equal points the first in sorted order is kept."""
     order = np.lexsort((points[:, 2], -points[:, 1], points[:, 0]))
     pts = points[order]
     keep = np.zeros(pts.shape[0], dtype=bool)
@@ -199,107 +182,169 @@ def _pareto(points: np.ndarray) -> np.ndarray:
         )
         inner &= np.tri(block.shape[0], k=-1, dtype=bool)
         keep[start : start + block.shape[0]] = ~(dominated | inner.any(axis=1))
-    return pts[keep]
+    return order[keep]
+
+
+@dataclass(frozen=True)
+class _Front:
+    """Pareto points ``(c_min, c_max, L)`` of a part and, per point, the coefficients of the
+    part's rows (in the order the caller passed them) that attain it."""
+
+    points: np.ndarray  # (n, 3)
+    coef: np.ndarray  # (n, r)
+
+    def take(self, index: np.ndarray) -> _Front:
+        return _Front(self.points[index], self.coef[index])
+
+    def shifted(self, delta: float, coef: np.ndarray) -> _Front:
+        """Every c_j of the part plus delta (L unchanged), with the given coefficient matrix."""
+        points = self.points.copy()
+        points[:, :2] += delta
+        return _Front(points, coef)
 
 
 class _Decomposition:
-    """Engine 2: Pareto sets of (c_min, c_max, log S) over independent parts, memoised."""
+    """Engine 2: Pareto sets of (c_min, c_max, L) over independent parts, memoised."""
 
     def __init__(self, p: _Problem, deadline: float, max_front: int = 20000) -> None:
         self.p, self.deadline, self.max_front = p, deadline, max_front
-        self.memo: dict[tuple, np.ndarray] = {}
+        self.memo: dict[tuple, _Front] = {}
 
-    def prune(self, front: np.ndarray) -> np.ndarray:
-        """Pareto filter on (c_min, c_max, log S) with log S = L - c_min / b."""
-        if front.shape[0] <= 1:
-            return front
-        if time.perf_counter() > self.deadline or front.shape[0] > self.max_front:
+    def kept(self, points: np.ndarray) -> np.ndarray:
+        """Indices of the Pareto points (log S = L - c_min / b decides dominance)."""
+        if points.shape[0] <= 1:
+            return np.arange(points.shape[0])
+        if time.perf_counter() > self.deadline or points.shape[0] > self.max_front:
             raise _Budget
-        absolute = front.copy()
-        absolute[:, 2] -= front[:, 0] / self.p.b
-        kept = _pareto(absolute)
-        kept[:, 2] += kept[:, 0] / self.p.b
-        return kept
+        absolute = points.copy()
+        absolute[:, 2] -= points[:, 0] / self.p.b
+        return _pareto(absolute)
 
-    def points(self, c: np.ndarray) -> np.ndarray:
-        """Triples of the rows of c (every row one full assignment of the part's columns)."""
+    def prune(self, front: _Front) -> _Front:
+        return front.take(self.kept(front.points))
+
+    def enumerated(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> _Front:
+        """Every coefficient vector of a small part (one point when there are no rows)."""
+        t = _coefficients(mult, 0, _combos(mult))
+        c = offsets + t @ rows
         low = c.min(axis=1)
         spread = logsumexp(-(c - low[:, None]) / self.p.b, axis=1)
-        return np.column_stack([low, c.max(axis=1), spread])
+        return self.prune(_Front(np.column_stack([low, c.max(axis=1), spread]), t))
 
-    def combine(self, one: np.ndarray, two: np.ndarray) -> np.ndarray:
-        """All pairs of two independent parts: (min, max, log-sum), then the Pareto filter."""
-        low = np.minimum.outer(one[:, 0], two[:, 0])
-        high = np.maximum.outer(one[:, 1], two[:, 1])
+    def combine(self, one: _Front, two: _Front, mask: np.ndarray) -> _Front:
+        """All pairs of two independent parts: (min, max, log-sum), then the Pareto filter.
+        Rows in ``mask`` take their coefficients from ``two``, the others from ``one``."""
+        a, b = one.points, two.points
+        low = np.minimum.outer(a[:, 0], b[:, 0])
+        high = np.maximum.outer(a[:, 1], b[:, 1])
         spread = np.logaddexp(
-            one[:, 2][:, None] - (one[:, 0][:, None] - low) / self.p.b,
-            two[:, 2][None, :] - (two[:, 0][None, :] - low) / self.p.b,
+            a[:, 2][:, None] - (a[:, 0][:, None] - low) / self.p.b,
+            b[:, 2][None, :] - (b[:, 0][None, :] - low) / self.p.b,
         )
-        return self.prune(np.column_stack([low.ravel(), high.ravel(), spread.ravel()]))
+        index = self.kept(np.column_stack([low.ravel(), high.ravel(), spread.ravel()]))
+        first, second = np.divmod(index, b.shape[0])
+        coef = np.where(mask, two.coef[second], one.coef[first])
+        points = np.column_stack([low.ravel()[index], high.ravel()[index], spread.ravel()[index]])
+        return _Front(points, coef)
 
-    def solve(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def solve(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> _Front:
         """Pareto front of the part with columns ``offsets`` (n,) and free ``rows`` (r, n)."""
         if time.perf_counter() > self.deadline:
             raise _Budget
-        touching = np.abs(rows).sum(axis=1) > 0
-        rows, mult = rows[touching], mult[touching]
-        constant = np.ptp(rows, axis=1) == 0 if rows.shape[0] else np.zeros(0, dtype=bool)
-        shifts = np.zeros(1)
-        for value, mu in zip(rows[constant, 0], mult[constant], strict=True):
-            shifts = np.unique(np.add.outer(shifts, value * np.arange(-mu, mu + 1, 2)).ravel())
-        rows, mult = _merge(rows[~constant], mult[~constant])
+        coef = np.tile(mult.astype(np.float64), (1, 1))  # rows not touching the part: any value
+        touching = np.flatnonzero(np.abs(rows).sum(axis=1) > 0)
+        constant = touching[np.ptp(rows[touching], axis=1) == 0]
+        varying = touching[np.ptp(rows[touching], axis=1) > 0]
+        shifts, shift_coef = _shifts(rows[constant, 0], mult[constant])
+        unique, merged, inverse, signs = _merge(rows[varying], mult[varying])
         base = float(offsets.min())
-        core = self.memoised(rows, mult, offsets - base)
-        if shifts.size == 1:
-            return _shift(core, base + shifts[0])
-        return self.prune(np.vstack([_shift(core, base + s) for s in shifts]))
+        core = self.memoised(unique, merged, offsets - base)
+        split = _split(core.coef, inverse, signs, mult[varying])
+        fronts = []
+        for delta, fixed in zip(shifts, shift_coef, strict=True):
+            full = np.repeat(coef, core.points.shape[0], axis=0)
+            full[:, varying] = split
+            full[:, constant] = fixed
+            fronts.append(core.shifted(base + delta, full))
+        if len(fronts) == 1:
+            return fronts[0]
+        return self.prune(_Front(np.vstack([f.points for f in fronts]),
+                                 np.vstack([f.coef for f in fronts])))
 
-    def memoised(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def memoised(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> _Front:
         key = (offsets.tobytes(), rows.shape, rows.tobytes(), mult.tobytes())
         if key not in self.memo:
             self.memo[key] = self.front(rows, mult, offsets)
         return self.memo[key]
 
-    def front(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        if rows.shape[0] == 0:
-            return self.points(offsets[None, :])
+    def front(self, rows: np.ndarray, mult: np.ndarray, offsets: np.ndarray) -> _Front:
+        """Front of a part whose rows are distinct, non-constant and canonically ordered."""
         if _combos(mult) <= _SMALL:
-            t = _coefficients(mult, 0, _combos(mult))
-            return self.prune(self.points(offsets + t @ rows))
+            return self.enumerated(rows, mult, offsets)
         labels = _components(rows != 0)
         if labels.max() > 0:
             result = None
             for label in range(labels.max() + 1):
                 cols = labels == label
                 part = self.solve(rows[:, cols], mult, offsets[cols])
-                result = part if result is None else self.combine(result, part)
+                mask = (rows[:, cols] != 0).any(axis=1)
+                result = part if result is None else self.combine(result, part, mask)
             return result
         hub = int(np.argmax((rows != 0).sum(axis=1)))
         rest = np.delete(np.arange(rows.shape[0]), hub)
-        parts = [
-            self.solve(rows[rest], mult[rest], offsets + t * rows[hub])
-            for t in range(-mult[hub], mult[hub] + 1, 2)
-        ]
-        return self.prune(np.vstack(parts))
+        parts = []
+        for t in range(-mult[hub], mult[hub] + 1, 2):
+            part = self.solve(rows[rest], mult[rest], offsets + t * rows[hub])
+            coef = np.insert(part.coef, hub, float(t), axis=1)
+            parts.append(_Front(part.points, coef))
+        return self.prune(_Front(np.vstack([f.points for f in parts]),
+                                 np.vstack([f.coef for f in parts])))
 
 
-def _shift(front: np.ndarray, delta: float) -> np.ndarray:
-    """Add delta to every c_j of a part (L is unchanged)."""
-    out = front.copy()
-    out[:, :2] += delta
-    return out
+def _shifts(values: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct total shifts ``sum_l t_l v_l`` of rows constant on a part (value v_l), each
+    with one coefficient vector attaining it."""
+    shifts, coef = np.zeros(1), np.zeros((1, 0))
+    for value, mu in zip(values, mult, strict=True):
+        steps = np.arange(-mu, mu + 1, 2, dtype=np.float64)
+        shifts = np.add.outer(shifts, value * steps).ravel()
+        coef = np.column_stack([np.repeat(coef, steps.size, axis=0),
+                                np.tile(steps, coef.shape[0])])
+        shifts, first = np.unique(shifts, return_index=True)
+        coef = coef[first]
+    return shifts, coef
 
 
-def _merge(rows: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge identical or sign-flipped rows (multiplicities add); rows sorted canonically."""
+def _merge(rows: np.ndarray, mult: np.ndarray):
+    """Merge identical or sign-flipped rows. Returns the distinct rows (canonical order, first
+    nonzero entry positive), their multiplicities (sums), and per input row its group and sign
+    (input row = sign * distinct row). A merged row's coefficient takes every value in
+    {-mu, -mu + 2, .., mu}, exactly the sums of its members' coefficients."""
     if rows.shape[0] == 0:
-        return rows, mult
+        return rows, mult, np.zeros(0, np.int64), np.ones(0)
     first = rows[np.arange(rows.shape[0]), np.argmax(rows != 0, axis=1)]
-    signed = rows * np.where(first < 0, -1.0, 1.0)[:, None]
-    unique, inverse = np.unique(signed, axis=0, return_inverse=True)
-    return unique, np.bincount(inverse.ravel(), weights=mult, minlength=unique.shape[0]).astype(
-        np.int64
-    )
+    signs = np.where(first < 0, -1.0, 1.0)
+    unique, inverse = np.unique(rows * signs[:, None], axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    merged = np.bincount(inverse, weights=mult, minlength=unique.shape[0]).astype(np.int64)
+    return unique, merged, inverse, signs
+
+
+def _split(coef: np.ndarray, inverse: np.ndarray, signs: np.ndarray,
+           mult: np.ndarray) -> np.ndarray:
+    """Spread merged coefficients T (columns of ``coef``) over the member rows: member i
+    (multiplicity mu_i, sign sigma_i) gets t_i in {-mu_i, .., mu_i} step 2 with
+    ``sum_i sigma_i t_i = T`` (greedy: clamp the remainder, fix parity by one step to zero)."""
+    out = np.empty((coef.shape[0], inverse.shape[0]))
+    remaining = coef.copy()
+    for i, (group, sign, mu) in enumerate(zip(inverse, signs, mult, strict=True)):
+        target = remaining[:, group]
+        value = np.clip(target, -mu, mu)
+        odd = np.mod(value - mu, 2) != 0
+        value = np.where(odd, value - np.sign(value + (value == 0)), value)
+        out[:, i] = sign * value
+        remaining[:, group] -= value
+    return out
 
 
 def _components(nonzero: np.ndarray) -> np.ndarray:
@@ -480,8 +525,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
         if front is None:
             return _corollary1_fallback(matrix, p)
     if front is not None:
-        eps = _front_value(front, p)
-        return Theorem2Result(eps, eps, True, "decomposition")
+        return _front_result(front, p)
     search = _BranchAndBound(p, deadline)
     search.incumbent()
     search.start()
@@ -489,8 +533,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     if not _close(upper, search.best):
         front = _decompose(decomposition, min(0.25 * limit, 5.0)) if sparse else None
         if front is not None:
-            eps = _front_value(front, p)
-            return Theorem2Result(eps, eps, True, "decomposition")
+            return _front_result(front, p)
         upper = search.run(deadline)
     return Theorem2Result(
         float(upper), float(search.best), _close(upper, search.best), "branch-and-bound",
@@ -498,7 +541,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     )
 
 
-def _decompose(engine: _Decomposition, seconds: float) -> np.ndarray | None:
+def _decompose(engine: _Decomposition, seconds: float) -> _Front | None:
     """The Pareto front of the whole problem within ``seconds`` more (completed subproblems
     stay memoised across calls), or None if the time ran out."""
     engine.deadline = time.perf_counter() + seconds
@@ -509,10 +552,13 @@ def _decompose(engine: _Decomposition, seconds: float) -> np.ndarray | None:
         return None
 
 
-def _front_value(front: np.ndarray, p: _Problem) -> float:
-    """eps = -min log G over the Pareto front's (c_min, c_max, L) triples."""
-    spread = p.log_a + front[:, 2]
-    return float(-np.logaddexp(spread, p.log_w - (front[:, 1] - front[:, 0]) / p.b).min())
+def _front_result(front: _Front, p: _Problem) -> Theorem2Result:
+    """eps = -min log G over the Pareto front's (c_min, c_max, L) triples, with its witness."""
+    values = np.logaddexp(p.log_a + front.points[:, 2],
+                          p.log_w - (front.points[:, 1] - front.points[:, 0]) / p.b)
+    best = int(np.argmin(values))
+    eps = float(-values[best])
+    return Theorem2Result(eps, eps, True, "decomposition", _signs(p, front.coef[best]))
 
 
 def _corollary1_fallback(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
@@ -570,15 +616,20 @@ def enumerate_theorem2(workload, b: float, alpha: float) -> float:
     """Eq. (5) of 000 by exhaustive enumeration of all 2^m subsets (vectorised, no reduction).
 
     The reference the exact engines are benchmarked against; O(2^m m k) work.
+
+    Examples
+    --------
+    >>> round(enumerate_theorem2(np.eye(2), 1.0, 0.0), 12)
+    2.0
     """
     matrix = as_workload(workload)
     scale = as_positive(b, "b")
     weight = as_alpha(alpha, matrix.shape[1])
     log_a, log_w = prior_weights(weight, matrix.shape[1])
     m = matrix.shape[0]
-    p = _Problem(matrix, np.ones(m, np.int64), np.arange(m), np.ones(m, np.int64), scale,
-                 log_a, log_w)
-    return _enumerate(matrix, p.mult, np.zeros(matrix.shape[1]), p)[0]
+    ones = np.ones(m, np.int64)
+    p = _Problem(matrix, ones, np.arange(m), np.arange(m), ones, scale, log_a, log_w, m)
+    return _enumerate(matrix, ones, np.zeros(matrix.shape[1]), p)[0]
 
 
 __all__ = ["Theorem2Result", "enumerate_theorem2", "theorem2", "theorem2_bound"]
