@@ -4,8 +4,9 @@
   baseline (2^63 subsets); the baseline column is Corollary 1 on the same workload.
 - m = 20, 22, 24: exact Theorem 2 vs exhaustive enumeration of all 2^m subsets
   (``enumerate_theorem2``, vectorised numpy), on Gaussian workloads (m x 8, where Theorem 2 is
-  strictly below Corollary 1, so the branch and bound has to search) and on random range
-  queries (k = m); the values must agree.
+  strictly below Corollary 1, so the branch and bound has to search), on random {-1, 0, 1}
+  workloads (m x 8) and on random range queries (k = m; 0/1 rows, where Corollary 1 is
+  attained); the values must agree.
 - Corollary 1 for m = k = 1024 (Haar and random ranges), target < 1 s; baseline: the same
   eq. (7) with scipy's cdist for the l1 distances.
 """
@@ -67,6 +68,7 @@ def run(quick: bool) -> list[Result]:
     for m in sizes:
         rng = np.random.default_rng(m)
         out.append(_versus_enumeration("gaussian", rng.normal(size=(m, 8))))
+        out.append(_versus_enumeration("ternary", rng.integers(-1, 2, size=(m, 8)) * 1.0))
         out.append(_versus_enumeration("range queries", linear.range_queries(m, m, rng)))
     out.append(_corollary1_large("haar", linear.haar(large)))
     out.append(_corollary1_large("range queries", linear.range_queries(large, large, rng=1)))

@@ -26,6 +26,9 @@ FAMILIES = {
     "duplicates": np.vstack([linear.identity(4), -linear.identity(4), linear.prefix(4)]),
     "integers": np.random.default_rng(1).integers(-2, 3, size=(13, 5)).astype(float),
     "reals": np.random.default_rng(2).normal(size=(11, 6)),
+    "two_valued": np.where(np.random.default_rng(4).random((12, 6)) < 0.5,
+                           np.random.default_rng(5).normal(size=(12, 1)),
+                           np.random.default_rng(6).normal(size=(12, 1))),
 }
 
 
@@ -164,6 +167,18 @@ def test_haar64_exact_and_fast():
     denominator = alpha * np.exp(-c).sum() + (1 - k * alpha) * np.exp(-c.max())
     direct = np.log(np.exp(-c.min()) / denominator)
     assert result.epsilon == pytest.approx(direct, rel=1e-12)
+
+
+def test_two_valued_rows_attain_corollary1_at_scale():
+    """0/1 workloads: Corollary 1 is attained (so Theorem 2 equals it), even for k = 1024."""
+    for w in (linear.prefix(1024), linear.range_queries(512, 700, rng=0), linear.identity(600)):
+        k = w.shape[1]
+        start = time.perf_counter()
+        result = linear.theorem2(w, 2.0, 0.5 / k)
+        assert time.perf_counter() - start < 5 and result.exact
+        assert result.epsilon == pytest.approx(linear.corollary1_bound(w, 2.0, 0.5 / k), rel=1e-12)
+        signs = np.asarray(result.signs, dtype=float)
+        assert density_leakage(w, 2.0, 0.5 / k, signs) == pytest.approx(result.epsilon, rel=1e-9)
 
 
 def test_budget_gives_certified_upper_bound():

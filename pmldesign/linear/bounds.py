@@ -103,13 +103,17 @@ def corollary1_bound(workload, b: float, alpha: float) -> float:
     """
     matrix = as_workload(workload)
     scale = as_positive(b, "b")
-    k = matrix.shape[1]
-    log_a, log_w = prior_weights(as_alpha(alpha, k), k)
-    delta = l1_distances(matrix) / scale
+    return float(corollary1_terms(matrix, scale, as_alpha(alpha, matrix.shape[1])).max())
+
+
+def corollary1_terms(matrix: np.ndarray, b: float, alpha: float) -> np.ndarray:
+    """The inner value of eq. (7) of 000 for every j1 (maximised over j2), validated inputs."""
     from scipy.special import logsumexp
 
+    log_a, log_w = prior_weights(alpha, matrix.shape[1])
+    delta = l1_distances(matrix) / b
     spread = log_a + logsumexp(-delta, axis=0)
-    return float(-np.logaddexp(spread, log_w - delta.max(axis=1)).min())
+    return -np.logaddexp(spread, log_w - delta.max(axis=1))
 
 
 def _as_histogram_alpha(alpha) -> float:

@@ -69,7 +69,8 @@ class Theorem2Result:
         True when ``epsilon`` is the maximum of eq. (5); False when a budget ran out, in which
         case ``epsilon`` is still a valid (conservative) privacy guarantee.
     method : str
-        "dp" (alpha = 0), "trivial", "enumeration", "decomposition", "branch-and-bound" or
+        "dp" (alpha = 0), "trivial", "two-valued rows" (every row takes two values, e.g. 0/1:
+        Corollary 1 is attained), "enumeration", "decomposition", "branch-and-bound" or
         "corollary1" (too large to search: the upper bound is eq. (7) of 000).
     signs : tuple of int
         A sign vector over the rows of W attaining ``lower`` (+1 for rows in I, -1 otherwise):
@@ -512,6 +513,8 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
         return Theorem2Result(0.0, 0.0, True, "trivial", tuple([1] * matrix.shape[0]))
     if weight == 0.0:
         return _dp(matrix, scale)
+    if _two_valued(p.rows):
+        return _two_valued_result(matrix, p)
     if _combos(p.mult) <= _ENUMERATE:
         eps, t = _enumerate(p.rows, p.mult, np.zeros(matrix.shape[1]), p)
         return Theorem2Result(eps, eps, True, "enumeration", _signs(p, t))
@@ -559,6 +562,32 @@ def _front_result(front: _Front, p: _Problem) -> Theorem2Result:
     best = int(np.argmin(values))
     eps = float(-values[best])
     return Theorem2Result(eps, eps, True, "decomposition", _signs(p, front.coef[best]))
+
+
+def _two_valued(rows: np.ndarray) -> bool:
+    """Every row takes at most two distinct values (0/1 workloads: histogram, ranges, prefix)."""
+    ordered = np.sort(rows, axis=1)
+    return bool(((np.diff(ordered, axis=1) != 0).sum(axis=1) <= 1).all())
+
+
+def _two_valued_result(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
+    """Rows with two values u_l < v_l: Corollary 1 of 000 is attained, so it equals Theorem 2.
+
+    For a class r take s_l = -1 where w_lr = v_l and +1 where w_lr = u_l (any sign on constant
+    rows). Then every term s_l (w_lj - w_lr) equals |w_lj - w_lr|, so c_j - c_r =
+    ||w_j - w_r||_1 for all j at once: c_min = c_r and the ratio of eq. (5) equals the j1 = r
+    term of eq. (7). Maximising over r attains eq. (7), an upper bound on eq. (5) (Appendix B of
+    000). Reported: eq. (7) as the certified value, the witness's eq. (5) value as ``lower``."""
+    from .bounds import corollary1_terms
+
+    terms = corollary1_terms(matrix, p.b, float(np.exp(p.log_a)))
+    r = int(np.argmax(terms))
+    signs = np.where(matrix[:, r] == matrix.max(axis=1), -1, 1)
+    signs[np.ptp(matrix, axis=1) == 0] = 1
+    lower = float(-_log_g(signs.astype(np.float64) @ matrix, p))
+    upper = max(float(terms[r]), lower)
+    return Theorem2Result(upper, lower, _close(upper, lower), "two-valued rows",
+                          tuple(int(v) for v in signs))
 
 
 def _corollary1_fallback(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
