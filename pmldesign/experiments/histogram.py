@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import linear
+from ._plotting import label, save
 from .registry import Figure
 
 N_RECORDS = 1000
@@ -98,15 +99,11 @@ def plot_fig1a(rows: list[dict], path) -> None:
         _curve(ax, [r["eps"] for r in sub], sub, "dp", "s--", "black", "DP")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(r"privacy level $\varepsilon$ (nats)")
-        ax.set_title(f"k = {k} classes, n = {N_RECORDS} (PML TVD = 0 for eps >= log(1/alpha))",
-                     fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8)
+        label(ax, r"privacy level $\varepsilon$ (nats)", None,
+              f"k = {k} classes, n = {N_RECORDS} (PML TVD = 0 for eps >= log(1/alpha))",
+              fontsize=8)
     np.atleast_1d(axes)[0].set_ylabel("mean TVD (privatised vs true)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_fig1b(rows: list[dict], path) -> None:
@@ -120,14 +117,9 @@ def plot_fig1b(rows: list[dict], path) -> None:
         _curve(ax, ks, sub, "pml", "o-", color, rf"PML, $\varepsilon$ = {eps:g}")
         _curve(ax, ks, sub, "dp", "s--", color, rf"DP, $\varepsilon$ = {eps:g}")
     ax.set_yscale("log")
-    ax.set_xlabel("number of classes k")
-    ax.set_ylabel("mean TVD (privatised vs true)")
-    ax.set_title(rf"$\alpha$ = {FIG1B_ALPHA:g}, n = {N_RECORDS}")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    label(ax, "number of classes k", "mean TVD (privatised vs true)",
+          rf"$\alpha$ = {FIG1B_ALPHA:g}, n = {N_RECORDS}", fontsize=7, ncol=2)
+    save(fig, path)
 
 
 FIGURES = [

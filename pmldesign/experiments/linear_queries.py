@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import linear
+from ._plotting import label, save
 from .registry import Figure
 
 #: Seed of the 8 random range queries of linear-fig1 (000 does not give its draw).
@@ -48,7 +49,7 @@ def plot_fig1(rows: list[dict], path) -> None:
 
     names = list(dict.fromkeys(r["workload"] for r in rows))
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), sharey=True)
-    for ax, name in zip(np.atleast_1d(axes), names, strict=True):
+    for i, (ax, name) in enumerate(zip(np.atleast_1d(axes), names, strict=True)):
         sub = [r for r in rows if r["workload"] == name]
         alpha = [r["alpha"] for r in sub]
         ax.plot(alpha, [r["theorem2"] for r in sub], "-", label="Thm. 2 (PML, tight)")
@@ -56,15 +57,11 @@ def plot_fig1(rows: list[dict], path) -> None:
         ax.plot(alpha, [r["dp"] for r in sub], "-.", label=r"$\varepsilon_{DP}$")
         ax.plot(alpha, np.log(1.0 / np.asarray(alpha)), ":", color="gray",
                 label=r"$\log(1/\alpha)$")
-        ax.set_title(f"{name} workload (b = 1)")
-        ax.set_xlabel(r"prior parameter $\alpha$")
         ax.set_ylim(0, max(r["dp"] for r in rows) * 1.1)
-        ax.grid(alpha=0.3)
+        label(ax, r"prior parameter $\alpha$", None, f"{name} workload (b = 1)",
+              show_legend=i == 0, loc="upper right", fontsize=8)
     np.atleast_1d(axes)[0].set_ylabel("leakage (nats)")
-    np.atleast_1d(axes)[0].legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 FIG2_ALPHAS = (0.02, 0.05, 0.1)
@@ -102,15 +99,10 @@ def plot_fig2(rows: list[dict], path) -> None:
     sub = [r for r in rows if r["alpha"] == alphas[0]]
     ax.plot([r["eps"] for r in sub], [r["b_dp"] for r in sub], "-.", color="black",
             label=r"$b_{DP}$ (any $\alpha$)")
-    ax.set_xlabel(r"target privacy parameter $\varepsilon$ (nats)")
-    ax.set_ylabel("minimum noise scale b")
     ax.set_ylim(0, None)
-    ax.set_title("Difference workload (eq. 9): noise needed for a target leakage")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    label(ax, r"target privacy parameter $\varepsilon$ (nats)", "minimum noise scale b",
+          "Difference workload (eq. 9): noise needed for a target leakage", fontsize=7, ncol=2)
+    save(fig, path)
 
 
 FIGURES = [
