@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import logsumexp
 
 from .._validation import as_positive
@@ -325,7 +327,8 @@ def _merge(rows: np.ndarray, mult: np.ndarray):
         return rows, mult, np.zeros(0, np.int64), np.ones(0)
     first = rows[np.arange(rows.shape[0]), np.argmax(rows != 0, axis=1)]
     signs = np.where(first < 0, -1.0, 1.0)
-    unique, inverse = np.unique(rows * signs[:, None], axis=0, return_inverse=True)
+    # "+ 0.0" turns -0.0 into 0.0, so equal rows also have equal bytes (memo keys).
+    unique, inverse = np.unique(rows * signs[:, None] + 0.0, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     merged = np.bincount(inverse, weights=mult, minlength=unique.shape[0]).astype(np.int64)
     return unique, merged, inverse, signs
@@ -336,6 +339,8 @@ def _split(coef: np.ndarray, inverse: np.ndarray, signs: np.ndarray,
     """Spread merged coefficients T (columns of ``coef``) over the member rows: member i
     (multiplicity mu_i, sign sigma_i) gets t_i in {-mu_i, .., mu_i} step 2 with
     ``sum_i sigma_i t_i = T`` (greedy: clamp the remainder, fix parity by one step to zero)."""
+    if np.unique(inverse).shape[0] == inverse.shape[0]:  # no merged members: T itself
+        return coef[:, inverse] * signs
     out = np.empty((coef.shape[0], inverse.shape[0]))
     remaining = coef.copy()
     for i, (group, sign, mu) in enumerate(zip(inverse, signs, mult, strict=True)):
@@ -350,9 +355,6 @@ def _split(coef: np.ndarray, inverse: np.ndarray, signs: np.ndarray,
 
 def _components(nonzero: np.ndarray) -> np.ndarray:
     """Connected-component label of every column of the row-column incidence graph."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     r, n = nonzero.shape
     adjacency = np.zeros((r + n, r + n), dtype=bool)
     adjacency[:r, r:] = nonzero
@@ -521,7 +523,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     decomposition = _Decomposition(p, 0.0)
     # Without zero entries every row touches every column: no part ever splits off.
     sparse = bool((p.rows == 0).any())
-    front = _decompose(decomposition, min(0.005 * limit, 0.1)) if sparse else None
+    front = _decompose(decomposition, min(0.01 * limit, 0.5)) if sparse else None
     if front is None and p.rows.shape[0] * matrix.shape[1] ** 2 > _MAX_SEARCH:
         if sparse:
             front = _decompose(decomposition, deadline - time.perf_counter())
