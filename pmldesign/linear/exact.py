@@ -212,12 +212,16 @@ class _Decomposition:
     def __init__(self, p: _Problem, deadline: float, max_front: int = 20000) -> None:
         self.p, self.deadline, self.max_front = p, deadline, max_front
         self.memo: dict[tuple, _Front] = {}
+        self.too_large = False  # a Pareto set outgrew max_front: more time will not help
 
     def kept(self, points: np.ndarray) -> np.ndarray:
         """Indices of the Pareto points (log S = L - c_min / b decides dominance)."""
         if points.shape[0] <= 1:
             return np.arange(points.shape[0])
-        if time.perf_counter() > self.deadline or points.shape[0] > self.max_front:
+        if points.shape[0] > self.max_front:
+            self.too_large = True
+            raise _Budget
+        if time.perf_counter() > self.deadline:
             raise _Budget
         absolute = points.copy()
         absolute[:, 2] -= points[:, 0] / self.p.b
@@ -397,17 +401,15 @@ class _BranchAndBound:
             self.best, self.best_t = eps, t.copy()
 
     def incumbent(self) -> None:
-        """Start from s = sign(w_z - w_r) for every class pair (the Appendix C pattern), then
-        improve the best one by changing one merged row at a time."""
+        """Start from the Appendix C pattern of 000 for every class r and its farthest class z
+        (s_l = sign(w_lz - w_lr), ties +1), then improve the best one by changing one merged row
+        at a time while that raises eq. (5)."""
         rows, mult, p = self.rows, self.mult, self.p
-        k = rows.shape[1]
-        for r in range(k):
-            if r and time.perf_counter() > self.deadline:
-                break
-            t = np.where(rows - rows[:, [r]] >= 0, 1.0, -1.0).T * mult  # (z, rows)
-            eps = -_log_g(t @ rows, p)
-            i = int(np.argmax(eps))
-            self.offer(float(eps[i]), t[i])
+        far = np.argmax(self.suffix[0], axis=0)  # z for every r (l1 distance, multiplicities)
+        t = np.where(rows[:, far] - rows >= 0, 1.0, -1.0).T * mult  # (r, rows)
+        eps = -_log_g(t @ rows, p)
+        i = int(np.argmax(eps))
+        self.offer(float(eps[i]), t[i])
         t = self.best_t.copy()
         improved = True
         while improved and time.perf_counter() < self.deadline:
@@ -523,23 +525,23 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     decomposition = _Decomposition(p, 0.0)
     # Without zero entries every row touches every column: no part ever splits off.
     sparse = bool((p.rows == 0).any())
-    front = _decompose(decomposition, min(0.01 * limit, 0.5)) if sparse else None
-    if front is None and p.rows.shape[0] * matrix.shape[1] ** 2 > _MAX_SEARCH:
-        if sparse:
-            front = _decompose(decomposition, deadline - time.perf_counter())
-        if front is None:
-            return _corollary1_fallback(matrix, p)
-    if front is not None:
-        return _front_result(front, p)
+    if p.rows.shape[0] * matrix.shape[1] ** 2 > _MAX_SEARCH:
+        front = _decompose(decomposition, deadline - time.perf_counter()) if sparse else None
+        return _corollary1_fallback(matrix, p) if front is None else _front_result(front, p)
     search = _BranchAndBound(p, deadline)
     search.incumbent()
     search.start()
-    upper = search.run(min(deadline, time.perf_counter() + min(0.1 * limit, 2.0)))
-    if not _close(upper, search.best):
-        front = _decompose(decomposition, min(0.25 * limit, 5.0)) if sparse else None
-        if front is not None:
-            return _front_result(front, p)
-        upper = search.run(deadline)
+    # Alternate the two engines with doubling time slices: the faster one decides the cost.
+    seconds = 0.05
+    while True:
+        upper = search.run(min(deadline, time.perf_counter() + seconds))
+        if _close(upper, search.best) or time.perf_counter() >= deadline:
+            break
+        if sparse and not decomposition.too_large:
+            front = _decompose(decomposition, min(seconds, deadline - time.perf_counter()))
+            if front is not None:
+                return _front_result(front, p)
+        seconds *= 2.0
     return Theorem2Result(
         float(upper), float(search.best), _close(upper, search.best), "branch-and-bound",
         _signs(p, search.coefficients()),
