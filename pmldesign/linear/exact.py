@@ -8,11 +8,13 @@ i.e. over sign vectors s in {-1, +1}^m (s_l = +1 for l in I), with ``c = W^T s``
 so ``-eps = min_s log G(c)`` with ``log G = log(alpha sum_j e^{-(c_j - c_min)/b}
 + (1 - k alpha) e^{-(c_max - c_min)/b})``. G depends on s only through the multiset of the c_j.
 
-Three exact engines, tried in order:
+Reductions and exact engines:
 
 1. Rows constant across the columns shift every c_j alike and are dropped; identical or
    sign-flipped rows merge into one row with an integer coefficient t in {-mu, -mu+2, .., mu}
-   (mu = multiplicity). Small problems are enumerated (vectorised).
+   (mu = multiplicity). If every row takes only two values (0/1 workloads), Corollary 1 is
+   attained and is the answer (see :func:`_two_valued_result`). Small problems are enumerated
+   (vectorised).
 2. Decomposition: a subproblem is a set of columns with offsets and free rows. It is solved
    into the Pareto set of ``(c_min, c_max, L)`` triples (``L = log sum_j e^{-(c_j - c_min)/b}``;
    smaller c_min and L and larger c_max are better, and log G is monotone in each), which
@@ -24,12 +26,18 @@ Three exact engines, tried in order:
    ``c_j - c_r <= (fixed part) + sum_{free l} mu_l |w_lj - w_lr|`` for every candidate argmin r
    (at the root this is Corollary 1 of 000), from an incumbent found by local search.
 
+Engines 2 and 3 alternate with doubling time slices (the branch and bound keeps its tree, the
+decomposition its memo), so the cost is about twice that of the faster one on the instance.
+Workloads with no zero entry skip the decomposition (no part can ever split off); workloads too
+large for the branch-and-bound tables use the decomposition alone.
+
 If the time budget runs out, the result is the largest bound over the unexplored nodes (a
 certified upper bound, never below the true value), flagged ``exact=False``.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -50,7 +58,8 @@ _BLOCK = 1 << 14
 #: Relative gap under which an upper bound and an attained value count as equal (the upper
 #: bound is the one reported, so this never under-reports).
 _TOLERANCE = 1e-12
-#: Branch and bound stores m k^2 suffix distances; larger problems use Corollary 1 instead.
+#: Branch and bound stores m k^2 suffix distances; larger problems use the decomposition alone,
+#: and Corollary 1 (a certified upper bound) if that runs out of time.
 _MAX_SEARCH = 1 << 22
 #: Branch-and-bound nodes whose free rows have at most this many combinations are enumerated.
 _LEAF = 1 << 10
@@ -133,7 +142,8 @@ def _coefficients(mult: np.ndarray, start: int, stop: int) -> np.ndarray:
 
 
 def _combos(mult: np.ndarray) -> int:
-    return int(np.prod(mult + 1, dtype=np.float64)) if mult.size else 1
+    """Number of coefficient vectors (exact integer: no overflow for thousands of rows)."""
+    return math.prod(int(mu) + 1 for mu in mult)
 
 
 def _enumerate(rows, mult, offsets, p: _Problem, deadline: float = np.inf):
