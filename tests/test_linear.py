@@ -327,6 +327,9 @@ def test_cli_table_file_and_errors(tmp_path):
     np.savetxt(path, linear.prefix(4), delimiter=",")
     out = run_cli("laplace", "--workload", str(path), "--alpha", "0.1", "--eps", "1")
     assert out.exit_code == 0 and "Theorem 2" in out.output and "noise saved" in out.output
+    out = run_cli("laplace", "--workload", "haar:64", "--alpha", "0.005", "--b", "1",
+                  "--time-limit", "0.001")
+    assert out.exit_code == 0 and "certified upper bound" in out.output
     from pmldesign.cli.main import main
 
     for args in (["--workload", "haar:8", "--alpha", "0.2", "--b", "1"],

@@ -124,7 +124,7 @@ def _render(data: dict, at_scale: bool) -> None:
     if at_scale:
         rows = [[label, _io.fmt(data[key])] for key, label in names]
         if not data["theorem2_exact"]:
-            rows[-1][0] += " [upper bound: budget ran out]"
+            rows[-1][0] += " (certified upper bound: time budget ran out)"
         _io.console().print(_io.table(f"{title}, b = {data['b']:g}", ["bound", "eps (nats)"], rows))
         return
     rows = [
