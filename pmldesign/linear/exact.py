@@ -22,9 +22,10 @@ Reductions and exact engines:
    components of the row-column incidence graph; a row constant on a component only shifts
    it; otherwise the row touching most columns is branched on. Subproblems are memoised up to
    a common offset, so hierarchical workloads (Haar: nested/disjoint supports) cost O(m) calls.
-3. Branch and bound over the merged rows, pruned with the separable bound
-   ``c_j - c_r <= (fixed part) + sum_{free l} mu_l |w_lj - w_lr|`` for every candidate argmin r
-   (at the root this is Corollary 1 of 000), from an incumbent found by local search.
+3. Branch and bound over the merged rows, pruned with, for every candidate argmin r, the
+   separable bound ``c_j - c_r <= (fixed part) + sum_{free l} mu_l |w_lj - w_lr|`` (at the root
+   this is Corollary 1 of 000) strengthened by a weighted AM-GM (Lagrangian) bound that makes
+   the free rows serve all classes at once, from an incumbent found by local search.
 
 Engines 2 and 3 alternate with doubling time slices (the branch and bound keeps its tree, the
 decomposition its memo), so the cost is about twice that of the faster one on the instance.
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.special import logsumexp
+from scipy.special import entr, logsumexp
 
 from .._validation import as_positive
 from .bounds import as_alpha, as_workload, l1_distances, prior_weights
@@ -382,7 +383,7 @@ def _components(nonzero: np.ndarray) -> np.ndarray:
 
 
 class _BranchAndBound:
-    """Engine 3: depth-first branch and bound over the merged rows with the separable bound."""
+    """Engine 3: depth-first branch and bound over the merged rows (see :meth:`bound`)."""
 
     def __init__(self, p: _Problem, deadline: float) -> None:
         self.p, self.deadline = p, deadline  # the deadline of the incumbent search
@@ -397,13 +398,28 @@ class _BranchAndBound:
         self.pruned = -np.inf  # largest bound of a node pruned within the tolerance
 
     def bound(self, offsets: np.ndarray, depth: int) -> float:
-        """Upper bound on eps over completions: for every candidate argmin r, the largest
-        achievable ``c_j - c_r`` is ``offsets_j - offsets_r + sum_{free l} mu_l |w_lj - w_lr|``."""
-        gap = offsets[:, None] - offsets[None, :] + self.suffix[depth]  # [j, r]
+        """Upper bound on eps over the completions of a node, from a lower bound on G_r for
+        every candidate argmin r (G = min_r G_r, eq. (5) of 000 with Lemma 2):
+
+        ``G_r(s) = alpha sum_j e^{-D_j/b} + (1 - k alpha) e^{-max_j D_j/b}``, ``D_j = c_j - c_r``.
+
+        Separable: ``D_j <= U_jr = offsets_j - offsets_r + sum_{free l} mu_l |w_lj - w_lr|``.
+        Weighted AM-GM, with weights ``lambda_j`` proportional to ``e^{-U_jr/b}``:
+        ``log sum_j e^{-D_j/b} >= H(lambda) - max_s sum_j lambda_j D_j / b``, and the max is
+        ``sum_j lambda_j offsets_j - offsets_r + sum_{free l} mu_l |sum_j lambda_j w_lj - w_lr|``
+        (the free rows pull all classes at once, not each its own way); the larger of the two
+        bounds on the sum is used."""
+        gap = offsets[:, None] - offsets[None, :] + self.suffix[depth]  # U[j, r]
         p = self.p
-        values = np.logaddexp(
-            p.log_a + logsumexp(-gap / p.b, axis=0), p.log_w - gap.max(axis=0) / p.b
-        )
+        separable = logsumexp(-gap / p.b, axis=0)
+        weights = np.exp(-gap / p.b - separable[None, :])
+        weights /= weights.sum(axis=0, keepdims=True)
+        free = self.rows[depth:]
+        reach = (weights.T @ offsets - offsets
+                 + (self.mult[depth:, None] * np.abs(free @ weights - free)).sum(axis=0))
+        coupled = entr(weights).sum(axis=0) - reach / p.b
+        values = np.logaddexp(p.log_a + np.maximum(separable, coupled),
+                              p.log_w - gap.max(axis=0) / p.b)
         return float(-values.min())
 
     def offer(self, eps: float, t: np.ndarray) -> None:
