@@ -153,6 +153,37 @@ def test_engines_match_enumeration():
         assert upper == pytest.approx(expected, rel=1e-11) and search.best <= upper, name
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    m=st.integers(2, 12), k=st.integers(2, 7), seed=st.integers(0, 10**6),
+    density=st.sampled_from([0.3, 0.6, 1.0]), b=st.sampled_from([0.3, 1.0, 4.0]),
+    frac=st.floats(0.01, 1.0),
+)
+def test_engines_on_random_sparse_workloads(m, k, seed, density, b, frac):
+    """Both engines, forced, on random sparse integer workloads (duplicates likely)."""
+    from pmldesign.linear import exact
+
+    rng = np.random.default_rng(seed)
+    w = (rng.integers(-2, 3, size=(m, k)) * (rng.random((m, k)) < density)).astype(float)
+    alpha = frac / k
+    expected, _ = brute_theorem2(w, b, alpha)
+    problem = exact._reduce(w, b, alpha)
+    result = exact._front_result(exact._decompose(exact._Decomposition(problem, 0.0), 30.0),
+                                 problem)
+    assert result.epsilon == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    signs = np.asarray(result.signs, dtype=float)
+    c = signs @ w
+    direct = np.log(np.exp(-c.min() / b) / (alpha * np.exp(-c / b).sum()
+                                             + (1 - k * alpha) * np.exp(-c.max() / b)))
+    assert direct == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    if problem.rows.shape[0]:
+        search = exact._BranchAndBound(problem, time.perf_counter() + 30)
+        search.incumbent()
+        search.start()
+        upper = search.run(time.perf_counter() + 30)
+        assert upper == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
 def test_haar64_exact_and_fast():
     w = linear.haar(64)
     start = time.perf_counter()
