@@ -167,6 +167,7 @@ def pldp_delta(eps, sigma) -> float:
 
     Inverts :func:`pldp_sigma` in ``delta``: with ``A = sigma eps / sqrt(2)``,
     ``f + sqrt(f^2 + eps) = A`` gives ``f = (A^2 - eps) / (2 A)``, and ``delta = erfc(f)``.
+    ``erfc`` exceeds 1 when ``f < 0``; such a bound is vacuous and 1.0 is returned.
 
     Examples
     --------
@@ -176,4 +177,4 @@ def pldp_delta(eps, sigma) -> float:
     eps = as_positive(eps, "eps")
     s = as_positive(sigma, "sigma")
     a = s * eps / math.sqrt(2.0)
-    return float(erfc((a * a - eps) / (2.0 * a)))
+    return min(1.0, float(erfc((a * a - eps) / (2.0 * a))))
