@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from additive_reference import leakage_direct, sup_direct, violation_direct, violation_quad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
@@ -20,6 +19,7 @@ from pmldesign.additive import (
 )
 from pmldesign.additive._halflines import VALUE_TOLERANCE, _Model
 from pmldesign.uncertainty import l1_radius
+from tests.additive_reference import leakage_direct, sup_direct, violation_direct, violation_quad
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.5, 4.0])

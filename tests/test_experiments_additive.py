@@ -5,11 +5,11 @@ import math
 
 import numpy as np
 import pytest
-from additive_reference import sup_direct
 from scipy.optimize import brentq
 from scipy.special import erfc
 
 from pmldesign.experiments import run_figure
+from tests.additive_reference import sup_direct
 
 
 def run(tmp_path, figure_id):

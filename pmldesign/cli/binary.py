@@ -76,7 +76,8 @@ def laplace_command(eps, delta, samples, prior, n_samples, as_json) -> None:
     if as_json:
         _io.print_json(data)
         return
-    rows = [[key, _io.fmt(value) if isinstance(value, float) else str(value)]
+    rows = [[key, f"{value:g}" if key == "delta" else
+             _io.fmt(value) if isinstance(value, float) else str(value)]
             for key, value in data.items() if key != "prior_estimate"]
     rows.insert(0, ["prior_estimate (P(-1), P(+1))", ", ".join(_io.fmt(v) for v in estimate)])
     _io.console().print(_io.table("Binary Laplace mechanism: PML-calibrated vs LDP",
