@@ -77,13 +77,18 @@ def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | N
     m = as_int(n_samples, "n_samples", minimum=1)
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
     delta = as_open_probability(delta, "delta")
-    log_term = math.log(2.0**size - 2.0) - math.log(delta)
+    log_term = log_subset_count(size) - math.log(delta)
     if kappa is None:
         return math.sqrt(2.0 / m * log_term)
     kap = as_real(kappa, "kappa")
     if not 0 < kap <= 0.5:
         raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
     return 2.0 * math.sqrt(log_term / (m * _phi(kap)))
+
+
+def log_subset_count(alphabet_size: int) -> float:
+    """``log(2^N - 2)``, the union-bound factor of Theorem 2 of 003, without overflow for large N."""
+    return alphabet_size * math.log(2.0) + math.log1p(-(2.0 ** (1 - alphabet_size)))
 
 
 def _phi(p: float) -> float:
