@@ -19,6 +19,7 @@ _COMMANDS = [
     ("certify", "certify_command"),
     ("rr", "rr_command"),
     ("demo", "demo_command"),
+    ("calibrate", "calibrate_command"),
 ]
 
 

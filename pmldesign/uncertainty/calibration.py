@@ -147,8 +147,8 @@ def calibrate(
         if first is not None:
             candidates["first-region"] = first
     if not candidates:
-        explanation = _explain(target, beta, delta, size, estimate)
-        return Calibration(design_epsilon=math.nan, method="none", explanation=explanation, **result)
+        why = _explain(target, beta, delta, size, estimate)
+        return Calibration(design_epsilon=math.nan, method="none", explanation=why, **result)
     method = max(candidates, key=candidates.get)
     design = candidates[method]
     return Calibration(design_epsilon=design, method=method, **result)
@@ -191,8 +191,10 @@ def _explain(target: float, beta: float, delta: float, size: int, estimate) -> s
     log_term = log_subset_count(size) - math.log(delta)
     limits = {"eq. (13) of 003 gives a design eps > 0 only for": 2.0 * -math.expm1(-target)}
     if estimate is not None:
-        limits["the ball must stay inside the simplex (Proposition 2 of 003):"] = 2.0 * estimate.min()
-    rules = "; ".join(f"{rule} radius < {limit:.6g}" for rule, limit in limits.items())
+        limits["the ball must stay in the simplex (Proposition 2 of 003):"] = 2 * estimate.min()
+    rules = "; ".join(
+        f"{rule} radius < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
+    )
     needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
     same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
     return (

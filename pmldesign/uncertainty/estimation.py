@@ -52,11 +52,14 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
     return (counts + smooth) / (counts.sum() + size * smooth)
 
 
-def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | None = None) -> float:
+def l1_radius(
+    n_samples: int, alphabet_size: int, delta: float, kappa: float | None = None
+) -> float:
     """Radius beta of an l1 ball around the empirical prior that holds the truth w.p. >= 1 - delta.
 
-    Without ``kappa``: the distribution-free ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))``
-    of eq. (7) of 003 (the square root covers the whole product, see shared/papers/README.md).
+    Without ``kappa``: the distribution-free radius
+    ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))`` of eq. (7) of 003 (the square
+    root covers the whole product, see shared/papers/README.md).
     With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
     from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
     ``phi(1/2) = 2``.
@@ -87,7 +90,7 @@ def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | N
 
 
 def log_subset_count(alphabet_size: int) -> float:
-    """``log(2^N - 2)``, the union-bound factor of Theorem 2 of 003, without overflow for large N."""
+    """``log(2^N - 2)``, the union-bound factor of Theorem 2 of 003 (no overflow for large N)."""
     return alphabet_size * math.log(2.0) + math.log1p(-(2.0 ** (1 - alphabet_size)))
 
 
