@@ -1,7 +1,4 @@
-"""Reproduce empirical-fig2a (see pmldesign.experiments.empirical_bounds): writes empirical-fig2a.csv and .png.
-
-Usage: python examples/empirical-fig2a.py [OUT_DIR] [--quick]
-"""
+"""Reproduce empirical-fig2a: python examples/empirical-fig2a.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path
@@ -9,7 +6,5 @@ from pathlib import Path
 from pmldesign.experiments import run_figure
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    out = Path(args[0]) if args else Path("figures")
-    for path in run_figure("empirical-fig2a", out, quick="--quick" in sys.argv):
-        print(path)
+    out = Path(next((a for a in sys.argv[1:] if a != "--quick"), "figures"))
+    print(*run_figure("empirical-fig2a", out, quick="--quick" in sys.argv), sep="\n")
