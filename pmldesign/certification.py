@@ -237,13 +237,11 @@ def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None) -
     robust = {}
     if radius is not None:
         beta = sets.as_radius(radius, vector)
-        # Every mechanism is epsilon_max-PML, so min() only absorbs rounding (footnote 4 of 003).
-        eps_for_bound = min(epsilon, regions.epsilon_max(vector))
         robust = {
             "radius": beta,
             "worst_case_epsilon": sets._capacity(matrix, vector, beta),
             "sensitivity": sets._divergence_sensitivity(matrix, vector, beta),
-            "sensitivity_bound": bounds.sensitivity_bound(eps_for_bound, beta, vector),
+            "sensitivity_bound": bounds.sensitivity_bound(epsilon, beta, vector),
         }
     return Certificate(
         epsilon=epsilon,

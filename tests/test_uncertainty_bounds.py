@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from uncertainty_cases import first_region_mechanism, random_case
 
 import pmldesign as pml
 
@@ -39,24 +40,6 @@ def paper_theorem4(eps, beta, prior):  # eq. (6), region from Definition 4 (sort
     if eps < eps_1:
         return -math.log(1 - beta / 2 * (math.exp(eps) - 1) / min(p))
     return -math.log(1 - beta * math.exp(eps) / 2)
-
-
-def first_region_mechanism(prior, eps):
-    """(1 - e^eps) I + e^eps 1 P^T: extremal in the first region (notes Sec. 3a, Example 1)."""
-    n = len(prior)
-    return (1 - math.exp(eps)) * np.eye(n) + math.exp(eps) * np.outer(np.ones(n), prior)
-
-
-def random_case(seed, zeros=False):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 7))
-    matrix = rng.dirichlet(np.ones(n), size=n)
-    if zeros:
-        matrix[(rng.integers(n) + np.arange(n)) % n, np.arange(n)] = 0.0
-        matrix /= matrix.sum(axis=1, keepdims=True)
-    prior = rng.dirichlet(np.ones(n)) * 0.8 + 0.2 / n
-    beta = float(rng.uniform(0, 2 * prior.min()))
-    return matrix, prior, beta
 
 
 def test_l1_radius_is_eq_7():

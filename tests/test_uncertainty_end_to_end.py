@@ -8,10 +8,10 @@ whole ball is target-eps-PML for the true prior in at least 1 - delta of the rep
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
+from uncertainty_cases import first_region_mechanism
 
 import pmldesign as pml
 
@@ -47,11 +47,6 @@ TRUE_PRIOR = np.array([0.3, 0.25, 0.25, 0.2])
 N, M, DELTA, TARGET, REPS = 4, 20_000, 0.05, 0.15, 200
 
 
-def first_region_design(estimate: np.ndarray, eps: float) -> np.ndarray:
-    """(1 - e^eps) I + e^eps 1 P^T: eps-PML for the estimate when eps is in its first region."""
-    return (1 - math.exp(eps)) * np.eye(N) + math.exp(eps) * np.outer(np.ones(N), estimate)
-
-
 def robust_rr(estimate: np.ndarray, radius: float, target: float) -> np.ndarray:
     """k-RR with the largest eps (bisection) whose leakage capacity over the ball is <= target."""
     low, high = 0.0, 10.0
@@ -73,9 +68,9 @@ def test_end_to_end_calibrated_designs_are_pml_for_the_true_prior():
         assert cal.feasible
         estimate = cal.prior_estimate
         designs = {
-            "first-region": first_region_design(estimate, cal.design_epsilon),
+            "first-region": first_region_mechanism(estimate, cal.design_epsilon),
             "rr": robust_rr(estimate, cal.radius, TARGET),
-            "uncalibrated": first_region_design(estimate, TARGET),
+            "uncalibrated": first_region_mechanism(estimate, TARGET),
         }
         for name, mechanism in designs.items():
             if name != "uncalibrated":
@@ -94,6 +89,6 @@ def test_first_region_calibration_is_exact_on_the_ball():
     samples = rng.choice(N, size=M, p=TRUE_PRIOR)
     cal = pml.calibrate_from_samples(samples, TARGET, DELTA, N)
     assert cal.method == "first-region"
-    mechanism = first_region_design(cal.prior_estimate, cal.design_epsilon)
+    mechanism = first_region_mechanism(cal.prior_estimate, cal.design_epsilon)
     capacity = pml.leakage_capacity(mechanism, cal.prior_estimate, cal.radius)
     assert capacity == pytest.approx(TARGET, rel=1e-10)  # Theorem 4, k = 1, is tight

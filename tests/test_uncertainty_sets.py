@@ -7,7 +7,6 @@ Independent references: enumeration of the ball's extreme points with the fixed-
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -15,38 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
+from uncertainty_cases import EXAMPLE_1, EXAMPLE_1_PRIOR, extreme_points, random_case
 
 import pmldesign as pml
-
-EXAMPLE_1 = np.array(
-    [[0.325, 0.225, 0.225, 0.225], [0.45, 0.1, 0.225, 0.225], [0.45, 0.225, 0.1, 0.225],
-     [0.45, 0.225, 0.225, 0.1]]
-)  # fmt: skip
-EXAMPLE_1_PRIOR = np.array([0.4, 0.2, 0.2, 0.2])
-
-
-def _case(seed: int, zeros: bool = False):
-    """A random mechanism, a random full-support prior and a radius below 2 min(prior)."""
-    rng = np.random.default_rng(seed)
-    n, m = int(rng.integers(2, 6)), int(rng.integers(2, 6))
-    matrix = rng.dirichlet(np.ones(m), size=n)
-    if zeros:
-        # a zero in every column, on consecutive rows so that no row loses all its mass
-        matrix[(rng.integers(n) + np.arange(m)) % n, np.arange(m)] = 0.0
-        matrix /= matrix.sum(axis=1, keepdims=True)
-    prior = rng.dirichlet(np.ones(n)) * 0.9 + 0.1 / n
-    beta = float(rng.uniform(0, 2 * prior.min()))
-    return matrix, prior, beta
-
-
-def _extreme_points(prior: np.ndarray, beta: float) -> list[np.ndarray]:
-    points = []
-    for i, j in itertools.permutations(range(prior.shape[0]), 2):
-        q = prior.copy()
-        q[i] += beta / 2
-        q[j] -= beta / 2
-        points.append(q)
-    return points
 
 
 def _random_in_ball(prior: np.ndarray, beta: float, rng, count: int) -> list[np.ndarray]:
@@ -75,16 +45,16 @@ def _lp_min_output(column: np.ndarray, prior: np.ndarray, beta: float) -> float:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.booleans())
-def test_capacity_equals_enumeration_of_extreme_points(seed, zeros):
-    matrix, prior, beta = _case(seed, zeros)
-    brute = max(pml.epsilon_min(matrix, q) for q in _extreme_points(prior, beta))
+def test_capacity_equals_enumeration_ofextreme_points(seed, zeros):
+    matrix, prior, beta = random_case(seed, zeros)
+    brute = max(pml.epsilon_min(matrix, q) for q in extreme_points(prior, beta))
     assert pml.leakage_capacity(matrix, prior, beta) == pytest.approx(brute, rel=1e-12, abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6))
 def test_random_priors_in_the_ball_never_exceed_the_capacity(seed):
-    matrix, prior, beta = _case(seed)
+    matrix, prior, beta = random_case(seed)
     capacity = pml.leakage_capacity(matrix, prior, beta)
     rng = np.random.default_rng(seed + 1)
     for q in _random_in_ball(prior, beta, rng, 50):
@@ -95,7 +65,7 @@ def test_random_priors_in_the_ball_never_exceed_the_capacity(seed):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6))
 def test_worst_case_leakage_matches_a_linear_program(seed):
-    matrix, prior, beta = _case(seed)
+    matrix, prior, beta = random_case(seed)
     worst = pml.worst_case_leakage(matrix, prior, beta)
     for y in range(matrix.shape[1]):
         lp = math.log(matrix[:, y].max()) - math.log(_lp_min_output(matrix[:, y], prior, beta))
@@ -105,9 +75,9 @@ def test_worst_case_leakage_matches_a_linear_program(seed):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.booleans())
 def test_sensitivity_equals_brute_force_for_both_forms(seed, zeros):
-    matrix, prior, beta = _case(seed, zeros)
+    matrix, prior, beta = random_case(seed, zeros)
     p_y = prior @ matrix
-    points = _extreme_points(prior, beta)
+    points = extreme_points(prior, beta)
     used = p_y > 0
     divergence = max(float(np.max(np.log(p_y[used] / (q @ matrix)[used]))) for q in points)
     difference = max(pml.epsilon_min(matrix, q) for q in points) - pml.epsilon_min(matrix, prior)
@@ -131,12 +101,12 @@ def test_sensitivity_forms_can_differ():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6))
 def test_lipschitz_bound_holds_and_exceeds_the_exact_change(seed):
-    matrix, prior, beta = _case(seed)
+    matrix, prior, beta = random_case(seed)
     bound = pml.lipschitz_bound(matrix, prior, beta)
     assert bound == pytest.approx(math.exp(pml.leakage_capacity(matrix, prior, beta)) * beta)
     center = pml.epsilon_min(matrix, prior)
     rng = np.random.default_rng(seed)
-    for q in _extreme_points(prior, beta) + _random_in_ball(prior, beta, rng, 20):
+    for q in extreme_points(prior, beta) + _random_in_ball(prior, beta, rng, 20):
         change = abs(pml.epsilon_min(matrix, q) - center)
         lipschitz = math.exp(pml.leakage_capacity(matrix, prior, beta))
         assert change <= lipschitz * np.abs(q - prior).sum() + 1e-12

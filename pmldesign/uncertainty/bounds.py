@@ -16,6 +16,9 @@ from ..leakage.regions import _region_thresholds
 from .estimation import log_subset_count
 from .sets import as_radius
 
+#: Relative slack for ``eps`` above ``epsilon_max`` that is attributed to floating-point rounding.
+_ROUNDING = 1e-12
+
 
 def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -> float:
     """Theorem 4 of 003: bound on the leakage sensitivity of any eps-PML mechanism.
@@ -35,7 +38,8 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     ----------
     eps : float
         The mechanism's eps-PML level for ``prior``, ``0 <= eps <= -log p_min`` (every mechanism
-        is ``-log p_min``-PML, footnote 4 of 003).
+        is ``-log p_min``-PML, footnote 4 of 003); an excess of relative size 1e-12 (rounding
+        in a computed epsilon_min) is accepted and evaluated at ``-log p_min``.
     radius : float
         l1 radius beta, ``0 <= beta < 2 p_min``.
     prior : (N,) array_like
@@ -61,11 +65,14 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     beta = as_radius(radius, vector)
     p_min = float(vector.min())
     eps_max = -math.log(p_min)
-    if eps > eps_max:
+    if eps > eps_max + _ROUNDING * max(1.0, eps_max):
         raise InvalidInputError(
             f"eps: must be <= epsilon_max = -log(min prior) = {eps_max:.6g} (every mechanism is "
             f"epsilon_max-PML, footnote 4 of 003), got {eps:.6g}; pass eps={eps_max:.6g}"
         )
+    # A computed epsilon_min may exceed epsilon_max by rounding; every mechanism is
+    # epsilon_max-PML, so using epsilon_max there is exact, not a clip of a real excess.
+    eps = min(eps, eps_max)
     first_region = eps < _region_thresholds(vector)[1]
     if first_region and not general:
         return -math.log1p(-0.5 * beta * math.expm1(eps) / p_min)
