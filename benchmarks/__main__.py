@@ -14,6 +14,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+_COLUMNS = ("benchmark", "ours (s)", "baseline", "baseline (s)", "ours/baseline", "target", "ok")
+
 
 def _modules(names: list[str]) -> list[str]:
     here = Path(__file__).parent
@@ -29,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     machine = f"{platform.machine()} {platform.processor()}".strip()
     table = Table(title=f"pmldesign benchmarks on {machine}, python {platform.python_version()}")
-    for column in ("benchmark", "ours (s)", "baseline", "baseline (s)", "ours/baseline", "target", "ok"):
+    for column in _COLUMNS:
         table.add_column(column)
     for name in _modules(args.names):
         module = importlib.import_module(f"benchmarks.{name}")
