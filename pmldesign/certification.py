@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._json import jsonable
 from ._validation import as_mechanism_and_prior
 from .leakage import measures, regions
 
@@ -46,16 +47,18 @@ class Certificate:
         return self.epsilon <= eps
 
     def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan and inf become ``None`` / ``"inf"``)."""
-        return {
-            "epsilon": _num(self.epsilon),
-            "per_outcome": [_num(v) for v in self.per_outcome],
-            "output_probabilities": [float(v) for v in self.output_probabilities],
-            "epsilon_max": _num(self.epsilon_max),
-            "region": self.region,
-            "ldp_epsilon": _num(self.ldp_epsilon),
-            "mutual_information": _num(self.mutual_information),
-        }
+        """Plain-Python view for JSON (nan becomes ``None``, infinities ``"inf"``)."""
+        return jsonable(
+            {
+                "epsilon": self.epsilon,
+                "per_outcome": self.per_outcome,
+                "output_probabilities": self.output_probabilities,
+                "epsilon_max": self.epsilon_max,
+                "region": self.region,
+                "ldp_epsilon": self.ldp_epsilon,
+                "mutual_information": self.mutual_information,
+            }
+        )
 
     def __str__(self) -> str:
         leak = ", ".join("-" if math.isnan(v) else f"{v:.4f}" for v in self.per_outcome)
@@ -68,15 +71,6 @@ class Certificate:
                 f"mutual information:    {self.mutual_information:.6f} nats",
             ]
         )
-
-
-def _num(value: float) -> float | str | None:
-    value = float(value)
-    if math.isnan(value):
-        return None
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
 
 
 def certify(mechanism: np.ndarray, prior: np.ndarray) -> Certificate:
