@@ -1,7 +1,8 @@
 """pmldesign: design and certify privacy mechanisms under pointwise maximal leakage (PML).
 
-The public surface is this module (``import pmldesign as pml``). Layers, from math to interfaces:
-``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` -> ``cli`` / ``experiments``.
+The public surface is this module (``import pmldesign as pml``). Layers, from math to
+interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` ->
+``cli`` / ``experiments``.
 """
 
 from ._errors import InvalidInputError, PMLError, SolverError

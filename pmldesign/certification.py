@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._errors import InvalidInputError
+from ._json import jsonable
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .uncertainty import bounds, estimation, sets
@@ -90,26 +91,29 @@ class Certificate:
         return self.guarantee[0] <= eps
 
     def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan and inf become ``None`` / ``"inf"``)."""
-        return {
-            "epsilon": _num(self.epsilon),
-            "per_outcome": [_num(v) for v in self.per_outcome],
-            "output_probabilities": [float(v) for v in self.output_probabilities],
-            "epsilon_max": _num(self.epsilon_max),
-            "region": self.region,
-            "ldp_epsilon": _num(self.ldp_epsilon),
-            "mutual_information": _num(self.mutual_information),
-            "radius": _opt(self.radius),
-            "worst_case_epsilon": _opt(self.worst_case_epsilon),
-            "sensitivity": _opt(self.sensitivity),
-            "sensitivity_bound": _opt(self.sensitivity_bound),
-            "delta": _opt(self.delta),
-            "n_samples": self.n_samples,
-            "prior_estimate": None
-            if self.prior_estimate is None
-            else [float(v) for v in self.prior_estimate],
-            "guarantee": {"eps": _num(self.guarantee[0]), "delta": self.guarantee[1]},
-        }
+        """Plain-Python view for JSON (nan becomes ``None``, infinities ``"inf"``).
+
+        The robust fields are ``None`` when no radius (or no samples) was given.
+        """
+        return jsonable(
+            {
+                "epsilon": self.epsilon,
+                "per_outcome": self.per_outcome,
+                "output_probabilities": self.output_probabilities,
+                "epsilon_max": self.epsilon_max,
+                "region": self.region,
+                "ldp_epsilon": self.ldp_epsilon,
+                "mutual_information": self.mutual_information,
+                "radius": self.radius,
+                "worst_case_epsilon": self.worst_case_epsilon,
+                "sensitivity": self.sensitivity,
+                "sensitivity_bound": self.sensitivity_bound,
+                "delta": self.delta,
+                "n_samples": self.n_samples,
+                "prior_estimate": self.prior_estimate,
+                "guarantee": {"eps": self.guarantee[0], "delta": self.guarantee[1]},
+            }
+        )
 
     def __str__(self) -> str:
         leak = ", ".join("-" if math.isnan(v) else f"{v:.4f}" for v in self.per_outcome)
@@ -140,19 +144,6 @@ class Certificate:
                 f"with probability >= 1 - delta"
             )
         return "\n".join(lines)
-
-
-def _opt(value: float | None) -> float | str | None:
-    return None if value is None else _num(value)
-
-
-def _num(value: float) -> float | str | None:
-    value = float(value)
-    if math.isnan(value):
-        return None
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
 
 
 def certify(

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from uncertainty_cases import first_region_mechanism, random_case
 
 import pmldesign as pml
+from tests.uncertainty_cases import first_region_mechanism, random_case
 
 
 def paper_beta(m, n, delta):  # eq. (7), square root over the whole product

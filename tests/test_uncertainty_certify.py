@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
-from uncertainty_cases import extreme_points
 
 import pmldesign as pml
+from tests.uncertainty_cases import extreme_points
 
 RR = pml.randomized_response(3, 1.0)
 PRIOR = np.array([0.5, 0.3, 0.2])

@@ -11,9 +11,9 @@ import itertools
 
 import numpy as np
 import pytest
-from uncertainty_cases import first_region_mechanism
 
 import pmldesign as pml
+from tests.uncertainty_cases import first_region_mechanism
 
 
 def kappa(prior) -> float:

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
-from uncertainty_cases import EXAMPLE_1, EXAMPLE_1_PRIOR, extreme_points, random_case
 
 import pmldesign as pml
+from tests.conftest import EXAMPLE1, EXAMPLE1_PRIOR
+from tests.uncertainty_cases import extreme_points, random_case
 
 
 def _random_in_ball(prior: np.ndarray, beta: float, rng, count: int) -> list[np.ndarray]:
@@ -116,17 +117,17 @@ def test_lipschitz_bound_holds_and_exceeds_the_exact_change(seed):
 def test_example_1_is_tight_for_the_first_region_bound():
     # Theorem 4 of 003: equality for k = 1 when the mechanism is extremal (Example 1 is).
     for beta in (0.05, 0.2, 0.39):
-        exact = pml.leakage_sensitivity(EXAMPLE_1, EXAMPLE_1_PRIOR, beta)
+        exact = pml.leakage_sensitivity(EXAMPLE1, EXAMPLE1_PRIOR, beta)
         assert exact == pytest.approx(-math.log(1 - beta / 2 * (9 / 8 - 1) / 0.2), rel=1e-12)
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: pml.leakage_sensitivity(EXAMPLE_1, EXAMPLE_1_PRIOR, 0.4),
-        lambda: pml.lipschitz_bound(EXAMPLE_1, EXAMPLE_1_PRIOR, 0.5),
-        lambda: pml.leakage_capacity(EXAMPLE_1, EXAMPLE_1_PRIOR, -0.1),
-        lambda: pml.leakage_sensitivity(EXAMPLE_1, EXAMPLE_1_PRIOR, 0.1, form="sup"),
+        lambda: pml.leakage_sensitivity(EXAMPLE1, EXAMPLE1_PRIOR, 0.4),
+        lambda: pml.lipschitz_bound(EXAMPLE1, EXAMPLE1_PRIOR, 0.5),
+        lambda: pml.leakage_capacity(EXAMPLE1, EXAMPLE1_PRIOR, -0.1),
+        lambda: pml.leakage_sensitivity(EXAMPLE1, EXAMPLE1_PRIOR, 0.1, form="sup"),
     ],
 )
 def test_bad_inputs_raise(call):
@@ -136,4 +137,4 @@ def test_bad_inputs_raise(call):
 
 def test_radius_error_names_the_rule():
     with pytest.raises(pml.InvalidInputError, match=r"radius: .*< 2 min\(prior\) = 0\.4.*got 0\.4"):
-        pml.leakage_sensitivity(EXAMPLE_1, EXAMPLE_1_PRIOR, 0.4)
+        pml.leakage_sensitivity(EXAMPLE1, EXAMPLE1_PRIOR, 0.4)

@@ -7,13 +7,6 @@ import math
 
 import numpy as np
 
-#: Example 1 of 003 ([15, Example 1]): eps = log 9/8 for the prior (.4, .2, .2, .2).
-EXAMPLE_1 = np.array(
-    [[0.325, 0.225, 0.225, 0.225], [0.45, 0.1, 0.225, 0.225], [0.45, 0.225, 0.1, 0.225],
-     [0.45, 0.225, 0.225, 0.1]]
-)  # fmt: skip
-EXAMPLE_1_PRIOR = np.array([0.4, 0.2, 0.2, 0.2])
-
 
 def random_case(seed: int, zeros: bool = False):
     """A random N x M mechanism, a full-support prior and a radius below 2 min(prior).

@@ -6,11 +6,11 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._json import jsonable
 
 
 def load_matrix(path: str, name: str = "MECHANISM") -> np.ndarray:
@@ -45,26 +45,6 @@ def parse_vector(text: str, name: str) -> np.ndarray:
         raise InvalidInputError(
             f"{name}: expected comma-separated numbers like 0.4,0.2,0.2,0.2 or a file, got {text!r}"
         ) from None
-
-
-def jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays and non-finite floats into JSON-safe Python values."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.integer | bool):
-        return value if isinstance(value, bool) else int(value)
-    if isinstance(value, float | np.floating):
-        value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    return value
 
 
 def print_json(data: dict) -> None:

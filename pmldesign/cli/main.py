@@ -18,6 +18,7 @@ from .._errors import PMLError
 _COMMANDS = [
     ("certify", "certify_command"),
     ("rr", "rr_command"),
+    ("reproduce", "reproduce_command"),
     ("demo", "demo_command"),
     ("calibrate", "calibrate_command"),
 ]

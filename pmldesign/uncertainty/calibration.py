@@ -9,11 +9,13 @@ estimate whose smallest entry is p_min, the sharper first-region case of Theorem
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._json import jsonable
 from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from .bounds import min_samples
@@ -61,19 +63,7 @@ class Calibration:
 
     def to_dict(self) -> dict:
         """Plain-Python view for JSON (nan becomes ``None``)."""
-        estimate = self.prior_estimate
-        return {
-            "target_eps": self.target_eps,
-            "delta": self.delta,
-            "n_samples": self.n_samples,
-            "alphabet_size": self.alphabet_size,
-            "radius": self.radius,
-            "design_epsilon": None if math.isnan(self.design_epsilon) else self.design_epsilon,
-            "method": self.method,
-            "feasible": self.feasible,
-            "explanation": self.explanation,
-            "prior_estimate": None if estimate is None else [float(v) for v in estimate],
-        }
+        return jsonable({**dataclasses.asdict(self), "feasible": self.feasible})
 
     def __str__(self) -> str:
         head = (
