@@ -24,9 +24,8 @@ def brute_leakage(mech, prior):
         if p_y == 0:
             out.append(math.nan)
             continue
-        out.append(
-            max(math.log(mech[x, y] / p_y) if mech[x, y] > 0 else -math.inf for x in range(n))
-        )
+        out.append(max(math.log(mech[x, y] / p_y) if mech[x, y] > 0 else -math.inf
+                       for x in range(n)))
     return np.array(out)
 
 
