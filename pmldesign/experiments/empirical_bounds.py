@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..leakage import epsilon_min
 from ..uncertainty import (
     epsilon_after_estimation,
     failure_probability,
@@ -63,7 +64,7 @@ def _fig2_rows(matrix: np.ndarray, prior: np.ndarray, quick: bool, track: Track)
     p_y = prior @ matrix
     true = np.max(np.log(p_y) - np.log(priors @ matrix), axis=1)  # D_inf(P_Y || Q_Y)
     betas = np.abs(priors - prior).sum(axis=1)
-    eps = float(np.max(np.log(matrix.max(axis=0)) - np.log(p_y)))  # epsilon_min at P
+    eps = epsilon_min(matrix, prior)
     rows = []
     for beta, value in track(zip(betas, true, strict=True), total=len(betas), description="Q"):
         rows.append(

@@ -110,7 +110,9 @@ def calibrate(
         first-region value. A mechanism that is ``design_epsilon``-PML for the estimate is then
         ``target_eps``-PML for the true prior with probability >= 1 - delta. When no positive
         design eps exists the result has ``method="none"``, ``design_epsilon=nan`` and an
-        explanation stating the number of samples needed.
+        explanation stating the number of samples needed. Without ``prior_estimate`` the
+        caller must still check ``radius < 2 min(estimate)`` before designing (Proposition 2 of
+        003); :func:`calibrate_from_samples` does this.
 
     Examples
     --------
