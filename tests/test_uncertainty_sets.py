@@ -82,7 +82,7 @@ def test_sensitivity_equals_brute_force_for_both_forms(seed, zeros):
     used = p_y > 0
     divergence = max(float(np.max(np.log(p_y[used] / (q @ matrix)[used]))) for q in points)
     difference = max(pml.epsilon_min(matrix, q) for q in points) - pml.epsilon_min(matrix, prior)
-    got_div = pml.leakage_sensitivity(matrix, prior, beta)
+    got_div = pml.leakage_sensitivity(matrix, prior, beta, form="divergence")
     got_diff = pml.leakage_sensitivity(matrix, prior, beta, form="difference")
     assert got_div == pytest.approx(max(0.0, divergence), rel=1e-10, abs=1e-12)
     assert got_diff == pytest.approx(max(0.0, difference), rel=1e-10, abs=1e-12)
@@ -93,7 +93,7 @@ def test_sensitivity_forms_can_differ():
     # y0 leaks most (log(0.8/0.56)); y2 leaks less but its output probability can drop most.
     matrix = np.array([[0.8, 0.2, 0.0], [0.5, 0.4, 0.1], [0.5, 0.4, 0.1]])
     prior = np.array([0.2, 0.3, 0.5])
-    div = pml.leakage_sensitivity(matrix, prior, 0.3)
+    div = pml.leakage_sensitivity(matrix, prior, 0.3, form="divergence")
     diff = pml.leakage_sensitivity(matrix, prior, 0.3, form="difference")
     assert div == pytest.approx(math.log(0.08 / (0.08 - 0.15 * 0.1)))  # by hand, y2
     assert diff == pytest.approx(math.log(0.8 / (0.56 - 0.15 * 0.3)) - math.log(0.8 / 0.56))

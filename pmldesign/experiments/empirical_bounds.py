@@ -72,7 +72,7 @@ def _fig2_rows(matrix: np.ndarray, prior: np.ndarray, quick: bool, track: Track)
                 "beta": float(beta),
                 "bound": sensitivity_bound(eps, beta, prior),
                 "true": float(value),
-                "exact": leakage_sensitivity(matrix, prior, beta),
+                "exact": leakage_sensitivity(matrix, prior, beta, form="divergence"),
             }
         )
     rows.sort(key=lambda row: row["beta"])

@@ -96,7 +96,7 @@ def _divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float)
 
 
 def leakage_sensitivity(
-    mechanism: np.ndarray, center: np.ndarray, radius: float, form: str = "divergence"
+    mechanism: np.ndarray, center: np.ndarray, radius: float, form: str = "difference"
 ) -> float:
     """Local leakage sensitivity ``S_P(P_{Y|X}, B_radius(P))`` of a mechanism (Definition 6 of 003).
 
@@ -108,11 +108,12 @@ def leakage_sensitivity(
         The reference prior ``P`` (the estimate), full support.
     radius : float
         l1 radius beta of the ball, ``0 <= beta < 2 min P``.
-    form : {"divergence", "difference"}
-        ``"divergence"`` (default): ``max_{Q in ball} D_inf(P_Y || Q_Y)``, the form 003 uses after
-        Corollary 2, in Remark 2 and in Fig. 2, and the quantity Theorem 4 bounds.
-        ``"difference"``: Definition 6 read literally, ``sup_Q eps_min(Q) - eps_min(P)``, which
-        equals ``leakage_capacity - epsilon_min(P)``. The literal difference never exceeds the
+    form : {"difference", "divergence"}
+        ``"difference"`` (default): Definition 6 read literally, ``sup_Q eps_min(Q) - eps_min(P)``,
+        which equals ``leakage_capacity - epsilon_min(P)``.
+        ``"divergence"``: ``max_{Q in ball} D_inf(P_Y || Q_Y)``, the form 003 uses after
+        Corollary 2, in Remark 2 and in Fig. 2 ("true"), and the quantity Theorem 4's proof
+        bounds. The literal difference never exceeds the
         divergence form (``eps_min(Q) <= eps_min(P) + D_inf(P_Y || Q_Y)``); they coincide when
         the output that leaks most under P also has the largest divergence, e.g. when every
         column has a zero entry and the mechanism is eps-PML with equality on every output.
