@@ -228,10 +228,11 @@ def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None) -
     robust = {}
     if radius is not None:
         beta = sets.as_radius(radius, vector)
+        capacity = sets._capacity(matrix, vector, beta)
         robust = {
             "radius": beta,
-            "worst_case_epsilon": sets._capacity(matrix, vector, beta),
-            "sensitivity": sets._divergence_sensitivity(matrix, vector, beta),
+            "worst_case_epsilon": capacity,
+            "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
             "sensitivity_bound": bounds.sensitivity_bound(epsilon, beta, vector),
         }
     return Certificate(

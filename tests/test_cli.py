@@ -93,3 +93,26 @@ def test_help_everywhere_and_no_cvxpy_import():
     code = "import sys, pmldesign.cli.main; print('cvxpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_certify_radius_and_samples(example_files, tmp_path):
+    out = run("certify", str(example_files["csv"]), "--prior", "0.4,0.2,0.2,0.2",
+              "--radius", "0.05", "--json")
+    data = json.loads(out.stdout)
+    # Theorem 4 of 003, k = 1, is tight for the extremal Example 1 mechanism
+    bound = -math.log(1 - 0.05 / 2 * (9 / 8 - 1) / 0.2)
+    assert data["worst_case_epsilon"] == pytest.approx(math.log(9 / 8) + bound, abs=1e-12)
+    samples = tmp_path / "s.csv"
+    rng = np.random.default_rng(0)
+    np.savetxt(samples, rng.choice(4, size=20_000, p=[0.4, 0.2, 0.2, 0.2]), fmt="%d")
+    data = json.loads(run("certify", str(example_files["csv"]), "--samples", str(samples),
+                          "--delta", "1e-6", "--json").stdout)
+    beta = math.sqrt(2 / 20_000 * (math.log(2**4 - 2) - math.log(1e-6)))  # eq. (7) of 003
+    assert data["radius"] == pytest.approx(beta, rel=1e-12)
+    assert data["guarantee"]["delta"] == 1e-6
+    assert data["guarantee"]["eps"] >= data["epsilon"]
+
+
+def test_certify_needs_prior_or_samples(example_files):
+    proc = run("certify", str(example_files["csv"]), check_code=2)
+    assert proc.stderr.startswith("error: ")

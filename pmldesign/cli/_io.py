@@ -47,6 +47,14 @@ def parse_vector(text: str, name: str) -> np.ndarray:
         ) from None
 
 
+def load_samples(path: str, name: str = "--samples") -> np.ndarray:
+    """Integer symbols from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
+    values = np.ravel(load_matrix(path, name))
+    if not np.all(values == np.round(values)):
+        raise InvalidInputError(f"{name}: samples must be integer symbols 0..N-1 in {path}")
+    return values.astype(np.int64)
+
+
 def print_json(data: dict) -> None:
     """Write ``data`` as one JSON object on stdout."""
     sys.stdout.write(json.dumps(jsonable(data), indent=2) + "\n")
