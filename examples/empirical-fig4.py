@@ -1,7 +1,4 @@
-"""Reproduce empirical-fig4 (see `pmldesign reproduce --list`): writes empirical-fig4.png and empirical-fig4.csv.
-
-Usage: python examples/empirical-fig4.py [OUT_DIR] [--quick]
-"""
+"""Reproduce empirical-fig4: python examples/empirical-fig4.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path
@@ -9,7 +6,5 @@ from pathlib import Path
 from pmldesign.experiments import run_figure
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    out = Path(args[0] if args else "figures")
-    for path in run_figure("empirical-fig4", out, quick="--quick" in sys.argv):
-        print(path)
+    out = Path(next((a for a in sys.argv[1:] if a != "--quick"), "figures"))
+    print(*run_figure("empirical-fig4", out, quick="--quick" in sys.argv), sep="\n")

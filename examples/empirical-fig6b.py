@@ -1,7 +1,4 @@
-"""Reproduce empirical-fig6b (see `pmldesign reproduce --list`): writes empirical-fig6b.png and empirical-fig6b.csv.
-
-Usage: python examples/empirical-fig6b.py [OUT_DIR] [--quick]
-"""
+"""Reproduce empirical-fig6b: python examples/empirical-fig6b.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path
@@ -9,7 +6,5 @@ from pathlib import Path
 from pmldesign.experiments import run_figure
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    out = Path(args[0] if args else "figures")
-    for path in run_figure("empirical-fig6b", out, quick="--quick" in sys.argv):
-        print(path)
+    out = Path(next((a for a in sys.argv[1:] if a != "--quick"), "figures"))
+    print(*run_figure("empirical-fig6b", out, quick="--quick" in sys.argv), sep="\n")

@@ -20,7 +20,7 @@ Rows = list[dict]
 Track = Callable[..., Iterable]
 
 #: Modules of this package that define ``FIGURES``, in listing order.
-_MODULES: list[str] = ["empirical_additive"]
+_MODULES: list[str] = ["empirical_bounds", "empirical_additive"]
 
 
 @dataclass(frozen=True)
