@@ -179,3 +179,10 @@ def test_bad_input(call):
 
 def test_pldp_delta_is_a_probability():
     assert pldp_delta(0.01, 1.5) == 1.0  # erfc of a negative number: vacuous bound
+
+
+def test_small_sigma_limit():
+    # sigma -> 0: Y ~ X, the violation probability tends to the mass of the x whose leakage
+    # -log P(x) exceeds eps, largest (e^-eps) for P(X=-1) just below e^-eps (inside the ball).
+    value = gaussian_violation_probability(1.0, 0.02, [0.3, 0.7], 0.5)
+    assert value == pytest.approx(math.exp(-1.0), abs=1e-9)

@@ -30,6 +30,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
+from .._errors import SolverError
+
 #: Certified accuracy of the supremum: the returned value is an upper bound on the exact
 #: supremum and exceeds it by at most this much (plus floating-point rounding of ~1e-16).
 VALUE_TOLERANCE = 1e-13
@@ -75,7 +77,11 @@ class _Model:
         x = np.where(finite, a, 1.0) / self.sigma**2
         log_sinh = x + np.log(-np.expm1(-2.0 * x)) - math.log(2.0)
         z = (np.where(finite, a, 1.0) - 1.0) / self.sigma
-        return np.where(finite, np.exp(2.0 * log_sinh - 0.5 * z * z - _LOG_SQRT_2PI), 0.0)
+        # Capped at e^700 (small sigma) to avoid inf - inf. A capped bound never stops an
+        # interval (its width times e^700 exceeds VALUE_TOLERANCE) and only keeps, never drops,
+        # one whose sign it hides, so the result stays certified.
+        log_s = np.minimum(2.0 * log_sinh - 0.5 * z * z - _LOG_SQRT_2PI, 700.0)
+        return np.where(finite, np.exp(log_s), 0.0)
 
     def d(self, a: np.ndarray) -> np.ndarray:
         """``D(a) = P(a - 1 < sigma Z < a + 1)``, computed from upper tails for accuracy."""
@@ -142,4 +148,7 @@ class _Model:
             u, v = u[~done], v[~done]
             mid = 0.5 * (u + v)
             u, v = np.concatenate([u, mid]), np.concatenate([mid, v])
-        raise RuntimeError("violation supremum: bisection did not converge")  # pragma: no cover
+        raise SolverError(  # pragma: no cover
+            f"delta_1: bisection did not reach {VALUE_TOLERANCE:g} in {_MAX_ROUNDS} rounds "
+            f"(eps={self.eps}, sigma={self.sigma}, priors [{lo}, {hi}])"
+        )

@@ -40,7 +40,7 @@ def gaussian_pml(y, sigma, prior) -> np.ndarray:
     s = as_positive(sigma, "sigma")
     p1, p2 = as_prior(prior, "prior", size=2)
     values = np.asarray(y, dtype=np.float64)
-    as_float_array(np.atleast_1d(values), "y", 1)
+    as_float_array(np.ravel(values), "y", 1)
     ratio = np.exp(-2.0 * np.abs(values) / s**2)
     own, other = np.where(values >= 0, p2, p1), np.where(values >= 0, p1, p2)
     return -np.log(own + other * ratio)
