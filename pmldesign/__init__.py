@@ -1,7 +1,8 @@
 """pmldesign: design and certify privacy mechanisms under pointwise maximal leakage (PML).
 
-The public surface is this module (``import pmldesign as pml``). Layers, from math to interfaces:
-``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` -> ``cli`` / ``experiments``.
+The public surface is this module (``import pmldesign as pml``). Layers, from math to
+interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` ->
+``cli`` / ``experiments``.
 """
 
 from ._errors import InvalidInputError, PMLError, SolverError
@@ -20,30 +21,53 @@ from .leakage import (
     tail_probability,
 )
 from .sampling import sample
-from .uncertainty import empirical_prior, l1_radius, leakage_capacity, worst_case_leakage
+from .uncertainty import (
+    Calibration,
+    calibrate,
+    calibrate_from_samples,
+    empirical_prior,
+    epsilon_after_estimation,
+    failure_probability,
+    l1_radius,
+    leakage_capacity,
+    leakage_sensitivity,
+    lipschitz_bound,
+    samples_needed,
+    sensitivity_bound,
+    worst_case_leakage,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "SUM_TOLERANCE",
+    "Calibration",
     "Certificate",
     "InvalidInputError",
     "PMLError",
     "SolverError",
+    "calibrate",
+    "calibrate_from_samples",
     "certify",
     "empirical_prior",
+    "epsilon_after_estimation",
     "epsilon_max",
     "epsilon_min",
+    "failure_probability",
     "l1_radius",
     "ldp_epsilon",
     "leakage",
     "leakage_capacity",
+    "leakage_sensitivity",
+    "lipschitz_bound",
     "mutual_information",
     "output_distribution",
     "privacy_region",
     "randomized_response",
     "region_thresholds",
     "sample",
+    "samples_needed",
+    "sensitivity_bound",
     "tail_probability",
     "worst_case_leakage",
 ]

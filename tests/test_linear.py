@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from linear_reference import brute_corollary1, brute_sensitivity, brute_theorem2
 from scipy.spatial.distance import cdist
 from scipy.stats import laplace
 
 from pmldesign import InvalidInputError, linear
+from tests.linear_reference import brute_corollary1, brute_sensitivity, brute_theorem2
 
 FAMILIES = {
     "identity": linear.identity(6),

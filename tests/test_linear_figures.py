@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 import pytest
-from linear_reference import brute_corollary1, brute_sensitivity, brute_theorem2
 
 from pmldesign import linear
 from pmldesign.experiments import get_figure, run_figure
 from pmldesign.experiments.registry import no_progress
+from tests.linear_reference import brute_corollary1, brute_sensitivity, brute_theorem2
 
 
 @pytest.fixture(scope="module")
