@@ -1,4 +1,4 @@
-"""Reproduce histogram-fig1b (PNG + CSV): python examples/histogram-fig1b.py [OUT_DIR] [--quick]."""
+"""Reproduce histogram-fig1b: python examples/histogram-fig1b.py [OUT_DIR] [--quick]."""
 
 import sys
 from pathlib import Path
@@ -6,7 +6,5 @@ from pathlib import Path
 from pmldesign.experiments import run_figure
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    out = Path(args[0]) if args else Path("figures")
-    for path in run_figure("histogram-fig1b", out, quick="--quick" in sys.argv[1:]):
-        print(path)
+    out = Path(next((a for a in sys.argv[1:] if a != "--quick"), "figures"))
+    print(*run_figure("histogram-fig1b", out, quick="--quick" in sys.argv), sep="\n")
