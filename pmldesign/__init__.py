@@ -39,6 +39,19 @@ from .uncertainty import (
 
 __version__ = "0.1.0"
 
+#: Subpackages imported on first attribute access (``pml.linear``), so ``import pmldesign``
+#: and ``pmldesign --help`` stay fast.
+_LAZY_SUBPACKAGES = ("additive", "data", "design", "experiments", "linear", "uncertainty")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "SUM_TOLERANCE",
     "Calibration",
