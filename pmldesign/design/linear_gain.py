@@ -1,0 +1,148 @@
+"""Optimal mechanism for a linear gain: one sparse LP on the polytope, solved with HiGHS.
+
+The LP is the model of :mod:`.polytope` written directly as scipy.sparse data for highspy
+(no modelling layer: the build is O(N^2) numpy work). Variables, column-major:
+``P(y|x)`` (N^2), then per column ``top_y``, ``mass_y`` (PML only) and ``low_y`` (ball / LDP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._errors import SolverError
+from .polytope import cap_coefficients
+
+#: Relative allowance added to the dual bound for rounding in its O(N^2)-term sums.
+ROUNDING = 1e-12
+
+
+@dataclass(frozen=True)
+class LinearSolution:
+    """Raw LP solution: the mechanism as HiGHS returned it, its LP value and a dual bound."""
+
+    mechanism: np.ndarray
+    value: float
+    upper_bound: float
+
+
+class _Builder:
+    """Accumulates COO entries and row bounds, block by block."""
+
+    def __init__(self) -> None:
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.count = 0
+
+    def block(self, size: int, lo: float, hi: float) -> int:
+        """Open ``size`` rows with bounds ``[lo, hi]``; return the index of the first one."""
+        start = self.count
+        self.count += size
+        self.lower.append(np.full(size, lo))
+        self.upper.append(np.full(size, hi))
+        return start
+
+    def put(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> None:
+        self.rows.append(rows)
+        self.cols.append(cols)
+        self.vals.append(np.broadcast_to(vals, rows.shape))
+
+    def matrix(self, n_vars: int):
+        import scipy.sparse as sp
+
+        data = (np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols)))
+        return sp.csc_matrix(data, shape=(self.count, n_vars))
+
+
+def _rows(prior: np.ndarray | None, eps: float, radius: float, n: int):
+    """Constraint matrix, row bounds and implied variable bounds of the LP (module docstring)."""
+    a, b, d = cap_coefficients(eps, radius, ldp=prior is None)
+    cells = np.arange(n * n)
+    row_of, col_of = cells % n, cells // n  # column-major: index = x + n y
+    outputs = np.arange(n)
+    top = n * n + outputs
+    mass = top + n if b else None
+    low = n * n + n * (2 if b else 1) + outputs if d else None
+    n_vars = n * n + n * (1 + bool(b) + bool(d))
+    lp = _Builder()
+    start = lp.block(n, 1.0, 1.0)  # every row of the mechanism sums to 1
+    lp.put(start + row_of, cells, 1.0)
+    start = lp.block(n * n, -np.inf, 0.0)  # P(y|x) - top_y <= 0
+    lp.put(start + cells, cells, 1.0)
+    lp.put(start + cells, top[col_of], -1.0)
+    if d:
+        start = lp.block(n * n, -np.inf, 0.0)  # low_y - P(y|x) <= 0
+        lp.put(start + cells, low[col_of], 1.0)
+        lp.put(start + cells, cells, -1.0)
+    if b:
+        start = lp.block(n, 0.0, 0.0)  # mass_y - <pi, P(.|y)> = 0
+        lp.put(start + col_of, cells, -prior[row_of])
+        lp.put(start + outputs, mass, 1.0)
+    start = lp.block(n, -np.inf, 0.0)  # a top_y - b mass_y - d low_y <= 0
+    lp.put(start + outputs, top, a)
+    if b:
+        lp.put(start + outputs, mass, -b)
+    if d:
+        lp.put(start + outputs, low, -d)
+    # Implied bounds, used only for the dual bound: P, mass, low <= 1; top <= (b + d) / a.
+    box = np.ones(n_vars)
+    box[top] = (b + d) / a
+    return lp.matrix(n_vars), np.concatenate(lp.lower), np.concatenate(lp.upper), box
+
+
+def solve_linear_gain(
+    weights: np.ndarray, prior: np.ndarray | None, eps: float, radius: float,
+    time_limit: float | None,
+) -> LinearSolution:
+    """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over the set (``prior=None``: eps-LDP).
+
+    Raises :class:`SolverError` unless HiGHS reports an optimal solution. ``upper_bound`` is the
+    Lagrangian bound of the returned duals (weak LP duality with the implied box of the
+    variables), valid whatever their accuracy, plus :data:`ROUNDING` (relative) for the
+    floating-point sums that evaluate it.
+    """
+    import highspy
+
+    n = weights.shape[0]
+    matrix, lower, upper, box = _rows(prior, eps, radius, n)
+    cost = np.zeros(matrix.shape[1])
+    cost[: n * n] = -weights.T.ravel()  # HiGHS minimises; column-major like the variables
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = matrix.shape[1], matrix.shape[0]
+    lp.col_cost_, lp.col_lower_ = cost, np.zeros(matrix.shape[1])
+    lp.col_upper_ = np.full(matrix.shape[1], highspy.kHighsInf)
+    lp.row_lower_ = np.where(np.isinf(lower), -highspy.kHighsInf, lower)
+    lp.row_upper_ = upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_ = matrix.indptr, matrix.indices
+    lp.a_matrix_.value_ = matrix.data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = matrix.shape[1], matrix.shape[0]
+    solver = highspy.Highs()
+    solver.setOptionValue("output_flag", False)
+    solver.setOptionValue("solver", "simplex" if n <= 50 else "ipm")
+    if time_limit is not None:
+        solver.setOptionValue("time_limit", float(time_limit))
+    solver.passModel(lp)
+    solver.run()
+    status = solver.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(
+            f"HiGHS did not solve the linear-gain LP (N = {n}): status "
+            f"'{solver.modelStatusToString(status)}'; raise time_limit or check the inputs"
+        )
+    solution = solver.getSolution()
+    z = np.asarray(solution.col_value)
+    dual = np.asarray(solution.row_dual)
+    dual = np.where(np.isinf(lower), np.minimum(dual, 0.0), dual)  # <= rows need y <= 0
+    reduced = cost - matrix.T @ dual
+    equality = ~np.isinf(lower)
+    lower_bound = float(dual[equality] @ lower[equality] + np.minimum(reduced, 0.0) @ box)
+    return LinearSolution(
+        mechanism=z[: n * n].reshape(n, n, order="F"),
+        value=-float(cost @ z),
+        upper_bound=-lower_bound + ROUNDING * max(1.0, abs(lower_bound)),
+    )
