@@ -92,8 +92,9 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     while high < 1.0 and check(mixed(high)) > target:
         high *= 4.0
     if high >= 1.0:
-        # Output-independent: leakage exactly 0 for every prior (every column is constant).
-        return Finalized(np.ones((matrix.shape[0], 1)), 0.0, 1.0)
+        # Output-independent (every column constant): leakage exactly 0 for every prior, even
+        # when a float evaluation with a prior summing to 1 - 1e-16 shows -log(sum) > eps = 0.
+        return Finalized(independent, 0.0, 1.0)
     low = high / 4.0
     for _ in range(30):
         middle = 0.5 * (low + high)
