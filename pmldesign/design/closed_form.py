@@ -90,14 +90,17 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     n = vector.shape[0]
     thresholds = _region_thresholds(vector)
     lift = math.exp(eps)
+    if vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
+        return _circulant(n, lift)
     if eps <= thresholds[1]:
-        return (1.0 - lift) * np.eye(n) + lift * np.outer(np.ones(n), vector)
+        matrix = lift * np.outer(np.ones(n), vector)
+        # 1 - e^eps (1 - P(x)) >= 0 in region 1; at eps = eps_1 rounding can leave -1e-17
+        np.fill_diagonal(matrix, np.maximum(1.0 - lift * (1.0 - vector), 0.0))
+        return matrix
     if eps >= -math.log(float(vector.min())):
         return np.eye(n)
     if n == 2:
         return _z_channel(vector, eps)
-    if vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
-        return _circulant(n, lift)
     raise InvalidInputError(
         f"eps: no closed form for a non-uniform prior with N = {n} > 2 in privacy region "
         f"{int(np.searchsorted(thresholds, eps, side='right'))} (eps = {eps:.6g} > eps_1 = "
@@ -117,15 +120,17 @@ def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
 
 
 def _circulant(n: int, lift: float) -> np.ndarray:
-    """Uniform prior (notes Sec. 3c): circulant of the top lift vertex v; k-singular if N/c = k."""
-    ratio = n / lift
-    k = round(ratio)
-    if abs(ratio - k) <= UNIFORM_TOLERANCE * ratio and k >= 1:
-        vertex = np.where(np.arange(n) < k, n / k, 0.0)  # k-singular: entries exactly 1/k
-    else:
-        m = math.floor(ratio)
-        vertex = np.zeros(n)
-        vertex[:m] = lift
-        vertex[m] = n - m * lift
+    """Uniform prior (notes Sec. 3c): circulant of the top lift vertex v; k-singular if N/c = k.
+
+    ``c >= N`` (eps >= epsilon_max) gives v = (N, 0, ..., 0), the identity.
+    """
     shift = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+    ratio = n / lift
+    k = max(round(ratio), 1)
+    if abs(ratio - k) <= UNIFORM_TOLERANCE * ratio or ratio < 1:
+        return np.where(shift < k, 1.0 / k, 0.0)  # k-singular: entries exactly 0 or 1/k
+    m = math.floor(ratio)
+    vertex = np.zeros(n)
+    vertex[:m] = lift
+    vertex[m] = n - m * lift
     return vertex[shift] / n

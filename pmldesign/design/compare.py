@@ -61,9 +61,9 @@ def compare(prior: Any, eps: float, *, utility: str | None = None, gain: Any = N
 
     Examples
     --------
-    >>> c = compare([0.7, 0.3], 0.3, gain=np.eye(2))
+    >>> c = compare([0.4, 0.3, 0.3], 0.5, gain=np.eye(3))  # utility P(Y = X)
     >>> [round(x.utility, 4) for x in c.contenders]
-    [0.7, 0.7, 0.7]
+    [0.5935, 0.5331, 0.4519]
     """
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
