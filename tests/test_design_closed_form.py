@@ -105,7 +105,9 @@ def _grid_best_binary(p1, eps, radius, steps=801):
     return best
 
 
-@pytest.mark.parametrize(("p1", "eps", "radius"), [(0.7, 0.2, 0.1), (0.6, 0.4, 0.3), (0.5, 0.5, 0.2)])
+@pytest.mark.parametrize(
+    ("p1", "eps", "radius"), [(0.7, 0.2, 0.1), (0.6, 0.4, 0.3), (0.5, 0.5, 0.2)]
+)
 def test_binary_mechanism_theorem_5(p1, eps, radius):
     m = pml.binary_mechanism(p1, eps, radius)
     assert np.allclose(m.sum(axis=1), 1.0) and m.min() >= 0
@@ -120,8 +122,10 @@ def test_binary_mechanism_radius_zero_is_first_region_form_and_remark_3():
     m = pml.binary_mechanism(0.7, eps)
     assert np.allclose(m, pml.extremal_mechanism([0.7, 0.3], eps)[:, ::-1])
     for eps in (0.1, 1.0, 3.0):
-        assert np.allclose(pml.binary_mechanism(0.5, eps, radius=1.0), pml.randomized_response(2, eps))
-    assert np.allclose(pml.binary_mechanism(0.3, 0.2, 0.1), pml.binary_mechanism(0.7, 0.2, 0.1)[::-1, ::-1])
+        rr = pml.randomized_response(2, eps)
+        assert np.allclose(pml.binary_mechanism(0.5, eps, radius=1.0), rr)
+    swapped = pml.binary_mechanism(0.7, 0.2, 0.1)[::-1, ::-1]
+    assert np.allclose(pml.binary_mechanism(0.3, 0.2, 0.1), swapped)
 
 
 def test_binary_mechanism_conditions():
@@ -136,7 +140,8 @@ def test_binary_mechanism_conditions():
 def test_rr_for_pml_is_calibrated():
     prior = [0.4, 0.2, 0.2, 0.2]
     for eps in (0.05, 0.4, 1.2):
-        assert pml.certify(pml.rr_for_pml(prior, eps), prior).epsilon == pytest.approx(eps, abs=1e-12)
+        leak = pml.certify(pml.rr_for_pml(prior, eps), prior).epsilon
+        assert leak == pytest.approx(eps, abs=1e-12)
     assert np.array_equal(pml.rr_for_pml(prior, math.log(5)), np.eye(4))
     # notes Sec. 6: RR with LDP eps 1 leaks (0.476863, 0.704605, ...) for this prior
     leak = pml.leakage(pml.randomized_response(4, 1.0), prior)
