@@ -169,10 +169,9 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
-    final = finalize(raw, prior, eps, radius, ldp)
+    # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
+    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
     mechanism = final.mechanism
-    if gain is None:  # outputs carry no label under mutual information: drop unused ones
-        mechanism = mechanism[:, mechanism.max(axis=0) > 0]
     value = utility_value(mechanism, prior, gain)
     return DesignResult(
         mechanism=mechanism,

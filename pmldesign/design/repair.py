@@ -51,11 +51,11 @@ def guarantee(prior: np.ndarray, radius: float, ldp: bool) -> Callable[[np.ndarr
     return lambda mechanism: certify(mechanism, prior).epsilon
 
 
-def clean(raw: np.ndarray, ldp: bool) -> np.ndarray:
+def clean(raw: np.ndarray, ldp: bool, labelled: bool) -> np.ndarray:
     """Remove solver residues and renormalise rows; :class:`SolverError` on garbage.
 
-    Columns are kept (a residue column becomes a zero column, an output never produced) so that
-    outputs keep their meaning, e.g. for a gain matrix.
+    With ``labelled`` (outputs have a meaning, e.g. columns of a gain matrix) a residue column
+    becomes a zero column, an output never produced; otherwise unused outputs are dropped.
     """
     matrix = np.array(raw, dtype=np.float64)
     if not np.isfinite(matrix).all():
@@ -65,7 +65,13 @@ def clean(raw: np.ndarray, ldp: bool) -> np.ndarray:
             f"the solver returned a clearly infeasible mechanism (entry {matrix.min():.3g} < 0)"
         )
     matrix = np.maximum(matrix, 0.0)
-    matrix[:, matrix.max(axis=0) <= RESIDUE] = 0.0  # unused outputs stay as zero columns
+    used = matrix.max(axis=0) > RESIDUE
+    if labelled:
+        matrix[:, ~used] = 0.0
+    else:
+        matrix = matrix[:, used]
+    if matrix.shape[1] == 0:
+        raise SolverError("the solver returned an all-zero mechanism")
     if not ldp:  # under LDP a zero next to positive entries would make the ratio infinite
         matrix[matrix < RESIDUE * matrix.max(axis=0)] = 0.0
     sums = matrix.sum(axis=1)
@@ -75,11 +81,15 @@ def clean(raw: np.ndarray, ldp: bool) -> np.ndarray:
 
 
 def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0,
-             ldp: bool = False) -> Finalized:
-    """Clean ``raw``, repair it if needed and return a mechanism certified at ``eps``."""
+             ldp: bool = False, labelled: bool = False) -> Finalized:
+    """Clean ``raw``, repair it if needed and return a mechanism certified at ``eps``.
+
+    The certificate is computed on the very array returned (a float evaluation such as
+    ``prior @ mechanism`` may round differently on a matrix of another shape).
+    """
     check = guarantee(prior, radius, ldp)
     target = eps - min(MARGIN, eps / 100) if radius > 0 else eps
-    matrix = clean(raw, ldp)
+    matrix = clean(raw, ldp, labelled)
     leak = check(matrix)
     if leak <= target:
         return Finalized(matrix, leak, 0.0)
