@@ -1,8 +1,13 @@
 """Optimal mechanism for a linear gain: one sparse LP on the polytope, solved with HiGHS.
 
 The LP is the model of :mod:`.polytope` written directly as scipy.sparse data for highspy
-(no modelling layer: the build is O(N^2) numpy work). Variables, column-major:
-``P(y|x)`` (N^2), then per column ``top_y``, ``mass_y`` (PML only) and ``low_y`` (ball / LDP).
+(no modelling layer: the build is O(N^2) numpy work), with the column minimum substituted out:
+``P(y|x) = low_y + excess(x, y)``, ``excess >= 0`` and ``excess(x, y) <= width_y`` (so
+``max_x P(y|x) <= low_y + width_y``). The per-column constraint of :func:`.cap_coefficients`
+becomes ``a (low_y + width_y) <= b mass_y + d low_y`` with ``mass_y = <pi, P(.|y)>``. That is
+N^2 + O(N) rows with 2 non-zeros each (plus the N row sums), half the rows of the
+``top``/``low`` model. Variables, column-major: ``excess`` (N^2), ``low``, ``width`` (N each),
+``L = sum_y low_y`` (keeps the row sums sparse) and ``mass`` (PML only).
 """
 
 from __future__ import annotations
@@ -64,33 +69,34 @@ def _rows(prior: np.ndarray | None, eps: float, radius: float, n: int):
     cells = np.arange(n * n)
     row_of, col_of = cells % n, cells // n  # column-major: index = x + n y
     outputs = np.arange(n)
-    top = n * n + outputs
-    mass = top + n if b else None
-    low = n * n + n * (2 if b else 1) + outputs if d else None
-    n_vars = n * n + n * (1 + bool(b) + bool(d))
+    low, width = n * n + outputs, n * n + n + outputs
+    total = n * n + 2 * n  # the scalar L = sum_y low_y
+    mass = total + 1 + outputs
+    n_vars = total + 1 + (n if b else 0)
     lp = _Builder()
-    start = lp.block(n, 1.0, 1.0)  # every row of the mechanism sums to 1
+    start = lp.block(n, 1.0, 1.0)  # rows: sum_y excess(x, y) + L = 1
     lp.put(start + row_of, cells, 1.0)
-    start = lp.block(n * n, -np.inf, 0.0)  # P(y|x) - top_y <= 0
+    lp.put(start + outputs, np.full(n, total), 1.0)
+    start = lp.block(1, 0.0, 0.0)  # L = sum_y low_y
+    lp.put(np.full(n, start), low, 1.0)
+    lp.put(np.array([start]), np.array([total]), -1.0)
+    start = lp.block(n * n, -np.inf, 0.0)  # excess(x, y) <= width_y
     lp.put(start + cells, cells, 1.0)
-    lp.put(start + cells, top[col_of], -1.0)
-    if d:
-        start = lp.block(n * n, -np.inf, 0.0)  # low_y - P(y|x) <= 0
-        lp.put(start + cells, low[col_of], 1.0)
-        lp.put(start + cells, cells, -1.0)
+    lp.put(start + cells, width[col_of], -1.0)
     if b:
-        start = lp.block(n, 0.0, 0.0)  # mass_y - <pi, P(.|y)> = 0
-        lp.put(start + col_of, cells, -prior[row_of])
+        start = lp.block(n, 0.0, 0.0)  # mass_y = low_y + <pi, excess(., y)>
         lp.put(start + outputs, mass, 1.0)
-    start = lp.block(n, -np.inf, 0.0)  # a top_y - b mass_y - d low_y <= 0
-    lp.put(start + outputs, top, a)
+        lp.put(start + outputs, low, -1.0)
+        lp.put(start + col_of, cells, -prior[row_of])
+    start = lp.block(n, -np.inf, 0.0)  # a (low + width) - b mass - d low <= 0
+    lp.put(start + outputs, low, a - d)
+    lp.put(start + outputs, width, a)
     if b:
         lp.put(start + outputs, mass, -b)
-    if d:
-        lp.put(start + outputs, low, -d)
-    # Implied bounds, used only for the dual bound: P, mass, low <= 1; top <= (b + d) / a.
+    # Implied bounds, used only for the dual bound: every variable <= 1 but the widths,
+    # width_y <= max_x P(y|x) <= (b + d) / a.
     box = np.ones(n_vars)
-    box[top] = (b + d) / a
+    box[width] = (b + d) / a
     return lp.matrix(n_vars), np.concatenate(lp.lower), np.concatenate(lp.upper), box
 
 
@@ -111,6 +117,7 @@ def solve_linear_gain(
     matrix, lower, upper, box = _rows(prior, eps, radius, n)
     cost = np.zeros(matrix.shape[1])
     cost[: n * n] = -weights.T.ravel()  # HiGHS minimises; column-major like the variables
+    cost[n * n : n * n + n] = -weights.sum(axis=0)  # low_y enters every entry of column y
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = matrix.shape[1], matrix.shape[0]
     lp.col_cost_, lp.col_lower_ = cost, np.zeros(matrix.shape[1])
@@ -142,7 +149,7 @@ def solve_linear_gain(
     equality = ~np.isinf(lower)
     lower_bound = float(dual[equality] @ lower[equality] + np.minimum(reduced, 0.0) @ box)
     return LinearSolution(
-        mechanism=z[: n * n].reshape(n, n, order="F"),
+        mechanism=z[: n * n].reshape(n, n, order="F") + z[n * n : n * n + n][None, :],
         value=-float(cost @ z),
         upper_bound=-lower_bound + ROUNDING * max(1.0, abs(lower_bound)),
     )
