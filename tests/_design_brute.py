@@ -13,6 +13,9 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
+#: HiGHS defaults allow 1e-7 infeasibility, enough to overstate an optimum by ~1e-9.
+_ACCURATE = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
 
 def lift_vertices(prior, eps, tol=1e-12):
     """All vertices of {g in [0, e^eps]^N : <prior, g> = 1} (notes Sec. 4, enumerated)."""
@@ -40,7 +43,8 @@ def mi_optimum(prior, eps):
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(lifts > 0, lifts * np.log(lifts), 0.0)
     mu = prior @ terms
-    res = linprog(-mu, A_eq=lifts, b_eq=np.ones(len(prior)), bounds=(0, None), method="highs")
+    res = linprog(-mu, A_eq=lifts, b_eq=np.ones(len(prior)), bounds=(0, None), method="highs",
+                  options=_ACCURATE)
     assert res.status == 0
     return -res.fun
 
@@ -53,7 +57,8 @@ def linear_optimum_vertices(prior, eps, gain):
     n, k = lifts.shape
     values = (weights.T @ lifts).ravel()  # (output j, lift g) -> <w_j, g>
     a_eq = np.tile(lifts, (1, n))  # columns ordered (j, g) like values
-    res = linprog(-values, A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs")
+    res = linprog(-values, A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs",
+                  options=_ACCURATE)
     assert res.status == 0
     return -res.fun
 
@@ -80,7 +85,7 @@ def _literal(prior, eps, radius, gain, ldp):
     a_eq = np.kron(np.eye(n), np.ones(n))
     cost = -(prior[:, None] * np.asarray(gain, float)).ravel()
     res = linprog(cost, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=a_eq,
-                  b_eq=np.ones(n), bounds=(0, None), method="highs")
+                  b_eq=np.ones(n), bounds=(0, None), method="highs", options=_ACCURATE)
     assert res.status == 0
     return -res.fun, res.x.reshape(n, n)
 

@@ -105,3 +105,26 @@ def test_compare_orders_the_three():
     assert c.randomized_response.utility == pytest.approx(0.029422, abs=1e-6)
     assert c.optimal_pml.utility >= c.optimal_ldp.utility >= 0
     assert c.optimal_ldp.ldp_epsilon <= 0.4
+
+
+def test_cli_design_mutual_information():
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.run(
+        [sys.executable, "-m", "pmldesign", "design", "--prior", "0.4,0.2,0.2,0.2", "--eps",
+         str(math.log(2)), "--json"], capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["utility"] == pytest.approx(0.55451774, abs=5e-8)  # notes Sec. 6
+    assert pml.certify(np.array(data["mechanism"]), [0.4, 0.2, 0.2, 0.2]).epsilon <= math.log(2)
+
+
+def test_time_limit_inf_means_no_limit():
+    result = pml.design([0.4, 0.2, 0.2, 0.2], 0.5, time_limit=math.inf)
+    assert result.exact

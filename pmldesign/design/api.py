@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_float_array, as_nonnegative, as_positive, as_prior
+from .._validation import as_float_array, as_nonnegative, as_prior
 from ..leakage.measures import _mutual_information
 from ..uncertainty.sets import as_radius
 from .linear_gain import solve_linear_gain
@@ -83,6 +83,16 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
     return kind, matrix
 
 
+def as_time_limit(value: Any) -> float | None:
+    """``None`` (the engine's default) or seconds ``> 0``; ``inf`` means no limit."""
+    if value is None:
+        return None
+    seconds = as_nonnegative(value, "time_limit", allow_inf=True)
+    if seconds == 0:
+        raise InvalidInputError("time_limit: must be > 0 seconds (inf: no limit), got 0")
+    return seconds
+
+
 def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
     """Mutual information (``gain=None``) or expected linear gain of a mechanism."""
     if gain is None:
@@ -112,8 +122,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
-        Seconds for the solver; mutual information then returns the best mechanism found with a
-        certified upper bound (``exact=False``).
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
+        information returns the best mechanism found by then with a certified upper bound
+        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
 
     Returns
     -------
@@ -130,8 +141,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
     kind, matrix = objective(utility, gain, vector.shape[0])
-    limit = None if time_limit is None else as_positive(time_limit, "time_limit")
-    return _solve(vector, eps, beta, False, matrix, limit)
+    return _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
@@ -150,8 +160,7 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    limit = None if time_limit is None else as_positive(time_limit, "time_limit")
-    return _solve(vector, eps, 0.0, True, matrix, limit)
+    return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
 
 
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,

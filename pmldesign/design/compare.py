@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_nonnegative, as_positive, as_prior
+from .._validation import as_nonnegative, as_prior
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
-from .api import _solve, objective, utility_value
+from .api import _solve, as_time_limit, objective, utility_value
 from .baselines import rr_for_pml
 
 
@@ -68,7 +68,7 @@ def compare(prior: Any, eps: float, *, utility: str | None = None, gain: Any = N
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    limit = None if time_limit is None else as_positive(time_limit, "time_limit")
+    limit = as_time_limit(time_limit)
     pml = _solve(vector, eps, 0.0, False, matrix, limit)
     ldp = _solve(vector, eps, 0.0, True, matrix, limit)
     rr = rr_for_pml(vector, eps)

@@ -12,6 +12,7 @@ N^2 + O(N) rows with 2 non-zeros each (plus the N row sums), half the rows of th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,8 @@ import numpy as np
 from .._errors import SolverError
 from .polytope import cap_coefficients
 
+#: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
+TOLERANCE = 1e-10
 #: Relative allowance added to the dual bound for rounding in its O(N^2)-term sums.
 ROUNDING = 1e-12
 
@@ -131,7 +134,9 @@ def solve_linear_gain(
     solver = highspy.Highs()
     solver.setOptionValue("output_flag", False)
     solver.setOptionValue("solver", "simplex" if n <= 50 else "ipm")
-    if time_limit is not None:
+    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+        solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
+    if time_limit is not None and math.isfinite(time_limit):
         solver.setOptionValue("time_limit", float(time_limit))
     solver.passModel(lp)
     solver.run()
