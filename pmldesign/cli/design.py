@@ -12,6 +12,12 @@ from . import _io
 _UTILITY = click.Choice(["mutual_information", "linear"])
 
 
+def _cell(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value if isinstance(value, str) else _io.fmt(value)
+
+
 def _inputs(prior: str, gain: str | None):
     vector = _io.parse_vector(prior, "--prior")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
@@ -60,7 +66,7 @@ def design_command(prior, eps, radius, gain, utility, time_limit, output, as_jso
     rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
     columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
     out.print(_io.table(f"Optimal mechanism, eps = {eps:g}, radius = {radius:g}", columns, rows))
-    cells = [[k, v if isinstance(v, str) else _io.fmt(v)] for k, v in summary.items()]
+    cells = [[k, _cell(v)] for k, v in summary.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
     if output:
         out.print(f"mechanism written to {output}")
