@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import click
+import numpy as np
 
 from ..certification import certify
-from ..design import randomized_response
+from ..design import compare, design, randomized_response
 from . import _io
 
 #: A skewed 4-symbol prior (e.g. a categorical attribute with one dominant value).
@@ -17,7 +18,7 @@ DEMO_LDP_EPS = 1.0
 
 @click.command("demo")
 def demo_command() -> None:
-    """A short tour: randomized response certified under PML for a skewed prior."""
+    """A short tour: randomized response under PML, an optimal design, and a comparison."""
     out = _io.console()
     prior = DEMO_PRIOR
     out.print(f"[bold]pmldesign demo[/bold]: prior P_X = {prior}, k = {len(prior)} symbols\n")
@@ -39,3 +40,26 @@ def demo_command() -> None:
         f"prior, the worst output raises an adversary's gain by at most a factor "
         f"{math.exp(cert.epsilon):.3f}, not the {math.exp(cert.ldp_epsilon):.3f} that LDP assumes."
     )
+    _design_and_compare(out, prior, cert.epsilon)
+
+
+def _design_and_compare(out, prior, eps: float) -> None:
+    """Steps 2 and 3: the optimal mechanism for guessing X at the same PML budget, then the
+    three-way comparison (linear gain G = I: the probability that the output equals the input)."""
+    gain = np.eye(len(prior))
+    result = design(prior, eps, gain=gain)
+    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
+    columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
+    out.print()
+    out.print(_io.table(f"2. Optimal mechanism at the same PML eps = {eps:.4f} (gain G = I)",
+                        columns, rows))
+    out.print(f"Certified PML {result.leakage:.4f} <= eps; probability that Y = X: "
+              f"{result.utility:.4f} (optimal: upper bound {result.upper_bound:.4f}), "
+              f"solved in {result.solve_time:.3f} s.")
+    table = [
+        [c.name, _io.fmt(c.utility, 4), _io.fmt(c.pml_epsilon, 4), _io.fmt(c.ldp_epsilon, 4)]
+        for c in compare(prior, eps, gain=gain).contenders
+    ]
+    out.print()
+    out.print(_io.table(f"3. At PML eps = {eps:.4f}: optimal PML vs calibrated RR vs optimal LDP",
+                        ["mechanism", "P(Y = X)", "PML eps", "LDP eps"], table))

@@ -18,6 +18,8 @@ from .._errors import PMLError
 _COMMANDS = [
     ("certify", "certify_command"),
     ("rr", "rr_command"),
+    ("design", "design_command"),
+    ("design", "compare_command"),
     ("reproduce", "reproduce_command"),
     ("binary", "binary_command"),
     ("demo", "demo_command"),

@@ -1,5 +1,22 @@
 """Layer 3: mechanism design (CVXPY/HiGHS models are imported lazily)."""
 
-from .baselines import randomized_response
+from .api import DesignResult, design, design_ldp
+from .baselines import randomized_response, rr_for_pml
+from .closed_form import binary_mechanism, extremal_mechanism
+from .compare import Comparison, Contender, compare
+from .polytope import ldp_polytope, pml_polytope
 
-__all__ = ["randomized_response"]
+__all__ = [
+    "Comparison",
+    "Contender",
+    "DesignResult",
+    "binary_mechanism",
+    "compare",
+    "design",
+    "design_ldp",
+    "extremal_mechanism",
+    "ldp_polytope",
+    "pml_polytope",
+    "randomized_response",
+    "rr_for_pml",
+]

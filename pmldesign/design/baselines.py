@@ -1,4 +1,4 @@
-"""Baseline mechanisms: k-ary randomized response (plain numpy)."""
+"""Baseline mechanisms: k-ary randomized response, also calibrated to a PML budget (numpy)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import as_int, as_nonnegative
+from .._validation import as_int, as_nonnegative, as_prior
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
@@ -30,3 +30,34 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     matrix = np.full((k, k), off)
     np.fill_diagonal(matrix, 1.0 / (1.0 + (k - 1) * math.exp(-eps)))
     return matrix
+
+
+def rr_ldp_for_pml(prior: np.ndarray, eps: float) -> float:
+    """LDP parameter delta of the randomized response that is exactly eps-PML for ``prior``.
+
+    ``e^delta = e^eps (1 - p_min) / (1 - e^eps p_min)`` for ``eps < -log p_min``, else ``inf``
+    (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
+    log(e^delta / (1 + p_min (e^delta - 1)))``). ``prior`` must be validated.
+    """
+    p_min = float(prior.min())
+    if eps >= -math.log(p_min):
+        return math.inf
+    return eps + math.log1p(-p_min) - math.log1p(-math.exp(eps) * p_min)
+
+
+def rr_for_pml(prior: np.ndarray, eps: float) -> np.ndarray:
+    """Randomized response calibrated to eps-PML for ``prior`` (notes Sec. 5).
+
+    The k-ary randomized response whose largest per-output leakage, attained at the least
+    likely symbol, equals ``eps``; the identity once ``eps >= epsilon_max``.
+
+    Examples
+    --------
+    >>> from pmldesign import certify
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4)
+    >>> round(certify(m, [0.4, 0.2, 0.2, 0.2]).epsilon, 9)
+    0.4
+    """
+    vector = as_prior(prior)
+    eps = as_nonnegative(eps, "eps")
+    return randomized_response(vector.shape[0], rr_ldp_for_pml(vector, eps))

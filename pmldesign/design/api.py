@@ -1,0 +1,194 @@
+"""``design`` and ``design_ldp``: optimal mechanisms, certified exactly feasible."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidInputError
+from .._validation import as_float_array, as_nonnegative, as_prior
+from ..leakage.measures import _mutual_information
+from ..uncertainty.sets import as_radius
+from .linear_gain import solve_linear_gain
+from .repair import finalize
+
+UTILITIES = ("mutual_information", "linear")
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """An optimal (or best found) mechanism and what is certified about it.
+
+    Attributes
+    ----------
+    mechanism : numpy.ndarray
+        N x M row-stochastic matrix, certified at the requested eps with no slack.
+    utility : float
+        Its utility: mutual information in nats, or the expected gain
+        ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
+    upper_bound : float
+        Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
+        the repair when ``exact``).
+    method : str
+        How it was solved.
+    solve_time : float
+        Wall-clock seconds, repair included.
+    exact : bool
+        Whether the solver proved optimality (zero gap).
+    leakage : float
+        The certified guarantee: PML for the prior, its supremum over the ball (radius > 0) or
+        the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
+    repair : float
+        Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+    """
+
+    mechanism: np.ndarray
+    utility: float
+    upper_bound: float
+    method: str
+    solve_time: float
+    exact: bool
+    leakage: float
+    repair: float
+
+    @property
+    def gap(self) -> float:
+        """``upper_bound - utility`` (at least 0)."""
+        return max(0.0, self.upper_bound - self.utility)
+
+
+def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray | None]:
+    """Validate the utility choice: ``(kind, gain matrix or None)``.
+
+    ``utility=None`` means a linear gain when ``gain`` is given, else mutual information.
+    """
+    kind = utility if utility is not None else ("linear" if gain is not None else UTILITIES[0])
+    if kind not in UTILITIES:
+        raise InvalidInputError(f"utility: must be one of {UTILITIES}, got {kind!r}")
+    if (kind == "linear") != (gain is not None):
+        raise InvalidInputError(
+            f"utility: {kind!r} {'needs' if gain is None else 'does not take'} a gain matrix; "
+            "pass gain=G (N x N) with utility='linear' or None, or drop gain"
+        )
+    if gain is None:
+        return kind, None
+    matrix = as_float_array(gain, "gain", 2)
+    if matrix.shape != (n, n):
+        raise InvalidInputError(
+            f"gain: must be N x N = {n} x {n} (rows inputs, columns outputs), got {matrix.shape}"
+        )
+    return kind, matrix
+
+
+def as_time_limit(value: Any) -> float | None:
+    """``None`` (the engine's default) or seconds ``> 0``; ``inf`` means no limit."""
+    if value is None:
+        return None
+    seconds = as_nonnegative(value, "time_limit", allow_inf=True)
+    if seconds == 0:
+        raise InvalidInputError("time_limit: must be > 0 seconds (inf: no limit), got 0")
+    return seconds
+
+
+def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
+    """Mutual information (``gain=None``) or expected linear gain of a mechanism."""
+    if gain is None:
+        return _mutual_information(mechanism, prior)
+    return float(np.sum(prior[:, None] * gain * mechanism))
+
+
+def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
+           gain: Any = None, time_limit: float | None = None) -> DesignResult:
+    """Optimal eps-PML mechanism for a prior, or for every prior within l1 distance ``radius``.
+
+    Solves ``max U`` over M(eps, P) (Lemma 1 of [15]) or M(eps, B_radius(P)) (Prop. 2 of 003,
+    eqs. (10)-(13)), see :mod:`.polytope`. A linear gain is one sparse LP (HiGHS); mutual
+    information uses the column-generation engine :mod:`.mutual_information` (notes Sec. 4).
+    The solver output is cleaned, repaired and re-certified (:mod:`.repair`).
+
+    Parameters
+    ----------
+    prior : (N,) array_like
+        Full-support prior (the estimate P^ when ``radius > 0``).
+    eps : float
+        PML budget, ``>= 0``.
+    radius : float
+        l1 radius beta, ``0 <= beta < 2 min prior``.
+    utility : {"mutual_information", "linear"} or None
+        ``None``: "linear" if ``gain`` is given, else "mutual_information".
+    gain : (N, N) array_like, optional
+        Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
+    time_limit : float, optional
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
+        information returns the best mechanism found by then with a certified upper bound
+        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
+
+    Returns
+    -------
+    DesignResult
+
+    Examples
+    --------
+    >>> r = design([0.5, 0.5], np.log(1.5), gain=np.eye(2))
+    >>> np.round(r.mechanism, 6), round(r.utility, 6)  # e^eps P_Y = 3/4 caps the diagonal
+    (array([[0.75, 0.25],
+           [0.25, 0.75]]), 0.75)
+    """
+    vector = as_prior(prior)
+    eps = as_nonnegative(eps, "eps")
+    beta = as_radius(radius, vector)
+    kind, matrix = objective(utility, gain, vector.shape[0])
+    return _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
+
+
+def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
+               time_limit: float | None = None) -> DesignResult:
+    """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
+
+    The same engines as :func:`design` on the LDP cone (extremal mechanisms of Kairouz et al.,
+    notes [S5]); ``leakage`` is the certified LDP epsilon.
+
+    Examples
+    --------
+    >>> r = design_ldp([0.5, 0.5], np.log(3), gain=np.eye(2))
+    >>> round(r.utility, 6), round(r.leakage, 6)  # randomized response, LDP eps log 3
+    (0.75, 1.098612)
+    """
+    vector = as_prior(prior)
+    eps = as_nonnegative(eps, "eps")
+    kind, matrix = objective(utility, gain, vector.shape[0])
+    return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+
+
+def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
+           time_limit: float | None) -> DesignResult:
+    start = time.perf_counter()
+    if gain is not None:
+        weights = prior[:, None] * gain
+        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
+        raw, bound, exact = solution.mechanism, solution.upper_bound, True
+        method = "linear program (HiGHS)"
+    else:
+        from .mutual_information import maximize_mutual_information
+
+        found = maximize_mutual_information(
+            prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
+        )
+        raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+    # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
+    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
+    mechanism = final.mechanism
+    value = utility_value(mechanism, prior, gain)
+    return DesignResult(
+        mechanism=mechanism,
+        utility=value,
+        upper_bound=max(float(bound), value),
+        method=method,
+        solve_time=time.perf_counter() - start,
+        exact=bool(exact),
+        leakage=final.leakage,
+        repair=final.mixing,
+    )

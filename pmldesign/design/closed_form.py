@@ -1,0 +1,136 @@
+"""Closed-form optimal mechanisms (Theorem 5 of 003 and the extremal-mechanisms notes, Sec. 3).
+
+Each function checks the conditions under which its formula is optimal and raises
+:class:`~pmldesign.InvalidInputError` outside them; :func:`pmldesign.design` covers every case.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidInputError
+from .._validation import as_nonnegative, as_open_probability, as_prior
+from ..leakage.regions import _region_thresholds
+
+#: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
+UNIFORM_TOLERANCE = 1e-12
+
+
+def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
+    """Optimal binary mechanism for every prior within l1 distance ``radius`` (Thm 5 of 003).
+
+    ``P* = 1/(1 + beta e^eps) [[e^eps (1 - p1 + beta/2), 1 - e^eps (1 - p1 - beta/2)],
+    [1 - e^eps (p1 - beta/2), e^eps (p1 + beta/2)]]`` for ``p1 >= 1/2``, ``beta < 2 (1 - p1)``
+    and ``0 <= eps <= -log(p1 - beta/2)``. Remark 3 of 003: ``p1 = 1/2``, ``beta = 1`` (the
+    whole simplex) gives randomized response. For ``p1 < 1/2`` the labels are swapped (rows
+    and columns), which is the same theorem.
+
+    Examples
+    --------
+    >>> binary_mechanism(0.5, math.log(3), radius=1.0)  # Remark 3: randomized response
+    array([[0.75, 0.25],
+           [0.25, 0.75]])
+    """
+    p1 = as_open_probability(p1, "p1")
+    eps = as_nonnegative(eps, "eps")
+    beta = as_nonnegative(radius, "radius")
+    if p1 < 0.5:
+        return binary_mechanism(1.0 - p1, eps, beta)[::-1, ::-1].copy()
+    remark_3 = p1 == 0.5 and beta == 1.0
+    if not remark_3 and beta >= 2.0 * (1.0 - p1):
+        raise InvalidInputError(
+            f"radius: Theorem 5 of 003 needs beta < 2 p2 = {2 * (1 - p1):.6g} (or p1 = 1/2 with "
+            f"beta = 1, Remark 3), got {beta:.6g}"
+        )
+    if not remark_3 and eps > -math.log(p1 - beta / 2):
+        raise InvalidInputError(
+            f"eps: Theorem 5 of 003 needs eps <= -log(p1 - beta/2) = "
+            f"{-math.log(p1 - beta / 2):.6g}, got {eps:.6g}; use pmldesign.design"
+        )
+    lift = math.exp(eps)
+    half = beta / 2
+    matrix = np.array(
+        [
+            [lift * (1 - p1 + half), 1 - lift * (1 - p1 - half)],
+            [1 - lift * (p1 - half), lift * (p1 + half)],
+        ]
+    )
+    return matrix / (1 + beta * lift)
+
+
+def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
+    """Closed-form optimal eps-PML mechanism, optimal for every sub-convex utility.
+
+    Cases (extremal-mechanisms notes, Sec. 3):
+
+    * ``eps <= eps_1 = -log(1 - min P)`` (first privacy region, Sec. 3a):
+      ``P* = (1 - e^eps) I + e^eps 1 P^T``, the unique optimum;
+    * ``eps >= epsilon_max = -log min P``: the identity (Sec. 3d);
+    * N = 2 in the second region (Sec. 3b): the Z-channel; the likelier symbol x_k goes to y_k
+      with probability ``(1 - e^-eps)/P(x_k)``, everything else to the other output;
+    * uniform prior (Sec. 3c, [15, Thm 4]): the circulant ``P(y_j|x_i) = v((i - j) mod N)/N`` with
+      ``v = (c, ..., c [m times], r, 0, ..., 0)``, ``c = e^eps``, ``m = floor(N/c)``,
+      ``r = N - m c``; at ``eps = log(N/k)`` it is k-singular (entries 0 or 1/k).
+
+    Anything else raises :class:`~pmldesign.InvalidInputError` (use :func:`pmldesign.design`).
+
+    Examples
+    --------
+    >>> np.round(extremal_mechanism([0.4, 0.2, 0.2, 0.2], math.log(9 / 8)), 6)  # 003 Example 1
+    array([[0.325, 0.225, 0.225, 0.225],
+           [0.45 , 0.1  , 0.225, 0.225],
+           [0.45 , 0.225, 0.1  , 0.225],
+           [0.45 , 0.225, 0.225, 0.1  ]])
+    """
+    vector = as_prior(prior)
+    eps = as_nonnegative(eps, "eps")
+    n = vector.shape[0]
+    thresholds = _region_thresholds(vector)
+    lift = math.exp(eps)
+    if vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
+        return _circulant(n, lift)
+    if eps <= thresholds[1]:
+        matrix = lift * np.outer(np.ones(n), vector)
+        # 1 - e^eps (1 - P(x)) >= 0 in region 1; at eps = eps_1 rounding can leave -1e-17
+        np.fill_diagonal(matrix, np.maximum(1.0 - lift * (1.0 - vector), 0.0))
+        return matrix
+    if eps >= -math.log(float(vector.min())):
+        return np.eye(n)
+    if n == 2:
+        return _z_channel(vector, eps)
+    raise InvalidInputError(
+        f"eps: no closed form for a non-uniform prior with N = {n} > 2 in privacy region "
+        f"{int(np.searchsorted(thresholds, eps, side='right'))} (eps = {eps:.6g} > eps_1 = "
+        f"{thresholds[1]:.6g}); use pmldesign.design"
+    )
+
+
+def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
+    """Binary second region (notes Sec. 3b): x_k -> y_k w.p. (1 - e^-eps)/P(x_k), k likelier."""
+    k = int(np.argmax(vector))
+    reveal = -math.expm1(-eps) / float(vector[k])
+    matrix = np.zeros((2, 2))
+    matrix[k, k] = reveal
+    matrix[k, 1 - k] = 1.0 - reveal
+    matrix[1 - k, 1 - k] = 1.0
+    return matrix
+
+
+def _circulant(n: int, lift: float) -> np.ndarray:
+    """Uniform prior (notes Sec. 3c): circulant of the top lift vertex v; k-singular if N/c = k.
+
+    ``c >= N`` (eps >= epsilon_max) gives v = (N, 0, ..., 0), the identity.
+    """
+    shift = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
+    ratio = n / lift
+    k = max(round(ratio), 1)
+    if abs(ratio - k) <= UNIFORM_TOLERANCE * ratio or ratio < 1:
+        return np.where(shift < k, 1.0 / k, 0.0)  # k-singular: entries exactly 0 or 1/k
+    m = math.floor(ratio)
+    vertex = np.zeros(n)
+    vertex[:m] = lift
+    vertex[m] = n - m * lift
+    return vertex[shift] / n

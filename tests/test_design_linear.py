@@ -1,0 +1,147 @@
+"""design / design_ldp with a linear gain: optimal values, exact feasibility, bounds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _design_brute import (
+    extreme_priors,
+    linear_optimum_ldp,
+    linear_optimum_literal,
+    linear_optimum_vertices,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pmldesign as pml
+
+
+def _gain_value(mechanism, prior, gain):
+    return float(np.sum(np.asarray(prior)[:, None] * gain * mechanism))
+
+
+def _certified(mechanism, prior, eps):
+    """certify with no slack; an output-independent mechanism (equal rows) leaks exactly 0,
+    which a float evaluation can show as -log(sum(prior)) ~ 1e-16 when the prior's float sum
+    is below 1."""
+    return pml.certify(mechanism, prior).epsilon <= eps or np.all(mechanism == mechanism[0])
+
+
+ALL_EPS = st.floats(0.0, 2.5)
+
+
+@st.composite
+def problems(draw, eps=ALL_EPS):
+    n = draw(st.integers(2, 5))
+    weights = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n)))
+    prior = weights / weights.sum()
+    eps = draw(eps)
+    radius = draw(st.floats(0.0, 0.95)) * 2 * prior.min()
+    seed = draw(st.integers(0, 2**31))
+    gain = np.random.default_rng(seed).random((n, n))
+    return prior, eps, radius, gain
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems())
+def test_robust_design_is_optimal_and_certified_on_every_extreme_prior(problem):
+    prior, eps, radius, gain = problem
+    result = pml.design(prior, eps, radius=radius, gain=gain)
+    m = result.mechanism
+    # no slack: every extreme prior of the ball, built explicitly, and the exact worst case
+    for q in extreme_priors(prior, radius):
+        assert _certified(m, q, eps)
+    assert pml.leakage_capacity(m, prior, radius) <= eps or np.all(m == m[0])
+    assert result.leakage <= eps
+    best = linear_optimum_literal(prior, eps, radius, gain)
+    assert result.utility == pytest.approx(_gain_value(m, prior, gain), abs=1e-12)
+    assert result.utility >= best - 1e-9
+    assert result.upper_bound >= best - 1e-12
+    assert result.upper_bound >= result.utility
+    assert result.exact and result.gap < 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(eps=st.one_of(st.just(0.0), st.floats(0.01, 2.5))))  # vertex LP ill-posed near 0
+def test_fixed_prior_beats_calibrated_rr_and_optimal_ldp(problem):
+    prior, eps, _, gain = problem
+    result = pml.design(prior, eps, gain=gain)
+    assert _certified(result.mechanism, prior, eps)
+    best = linear_optimum_vertices(prior, eps, gain)  # independent: enumerated lift vertices
+    assert result.utility == pytest.approx(best, abs=1e-9)
+    assert result.upper_bound >= best - 1e-12
+    rr = pml.rr_for_pml(prior, eps)
+    ldp = pml.design_ldp(prior, eps, gain=gain)
+    assert pml.ldp_epsilon(ldp.mechanism) <= eps
+    assert ldp.utility == pytest.approx(linear_optimum_ldp(prior, eps, gain), abs=1e-9)
+    assert result.utility >= _gain_value(rr, prior, gain) - 1e-9
+    assert result.utility >= ldp.utility - 1e-12
+
+
+def test_robust_optimum_is_sandwiched_by_eps_prime_and_eps():
+    """M(eps', P^) <= M(eps, B_beta) <= M(eps, P^) (003 after Prop. 2, eq. (13))."""
+    prior = np.array([0.4, 0.3, 0.2, 0.1])
+    gain = np.random.default_rng(3).random((4, 4))
+    eps, beta = 0.3, 0.1
+    eps_prime = math.log(math.exp(eps) / (1 + beta / 2 * math.exp(eps)))
+    inner = pml.design(prior, eps_prime, gain=gain).utility
+    robust = pml.design(prior, eps, radius=beta, gain=gain).utility
+    outer = pml.design(prior, eps, gain=gain).utility
+    assert inner - 1e-12 <= robust <= outer + 1e-12
+
+
+def test_n40_matches_cvxpy_model_and_is_certified():
+    rng = np.random.default_rng(7)
+    prior = rng.dirichlet(np.ones(40) * 4)
+    gain = rng.random((40, 40))
+    beta = prior.min()
+    result = pml.design(prior, 1.0, radius=beta, gain=gain)
+    assert pml.leakage_capacity(result.mechanism, prior, beta) <= 1.0
+    cp = pytest.importorskip("cvxpy")
+    mech, cons = pml.pml_polytope(prior, 1.0, beta)
+    value = cp.Problem(cp.Maximize(cp.sum(cp.multiply(prior[:, None] * gain, mech))), cons).solve(
+        solver="HIGHS"
+    )
+    assert result.utility == pytest.approx(value, abs=1e-9)
+    assert result.upper_bound >= value - 1e-12
+
+
+def test_eps_zero_gives_an_output_independent_mechanism():
+    prior = [0.5, 0.25, 0.25]
+    gain = np.eye(3)
+    result = pml.design(prior, 0.0, gain=gain)
+    assert np.allclose(result.mechanism, result.mechanism[0])  # rows equal: no information
+    assert result.utility == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"prior": [0.5, 0.5, 0.0], "eps": 1.0}, "full support"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": -0.1}, "eps"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "radius": 0.4}, "radius"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "gain": np.eye(2)}, "gain"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "utility": "linear"}, "utility"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "utility": "entropy"}, "utility"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "utility": "mutual_information",
+          "gain": np.eye(3)}, "utility"),
+        ({"prior": [0.5, 0.3, 0.2], "eps": 1.0, "gain": np.eye(3), "time_limit": 0}, "time_limit"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(pml.InvalidInputError, match=match):
+        pml.design(**kwargs)
+
+
+def test_design_ldp_rejects_bad_gain():
+    with pytest.raises(pml.InvalidInputError, match="gain"):
+        pml.design_ldp([0.5, 0.5], 1.0, gain=np.ones((2, 3)))
+
+
+def test_solver_failure_is_an_error():
+    rng = np.random.default_rng(0)
+    prior = rng.dirichlet(np.ones(60))
+    with pytest.raises(pml.SolverError, match="status"):
+        pml.design(prior, 1.0, gain=rng.random((60, 60)), time_limit=1e-6)
