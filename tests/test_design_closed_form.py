@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 from _design_brute import extreme_priors, linear_optimum_vertices, mi_optimum
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pmldesign as pml
 
@@ -146,3 +148,27 @@ def test_rr_for_pml_is_calibrated():
     # notes Sec. 6: RR with LDP eps 1 leaks (0.476863, 0.704605, ...) for this prior
     leak = pml.leakage(pml.randomized_response(4, 1.0), prior)
     assert np.allclose(leak, [0.476863, 0.704605, 0.704605, 0.704605], atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 7), st.floats(0.01, 3.0), st.floats(0.0, 0.99))
+def test_rr_for_pml_over_the_ball_matches_bisection(seed, k, eps, fraction):
+    """The closed form with p_min - beta/2 equals a bisection on the exact capacity."""
+    from scipy.optimize import brentq
+
+    prior = np.random.default_rng(seed).dirichlet(np.ones(k)) + 0.02
+    prior /= prior.sum()
+    beta = fraction * 2 * prior.min()
+    mech = pml.rr_for_pml(prior, eps, radius=beta)
+    capacity = pml.leakage_capacity(mech, prior, beta)
+    assert capacity <= eps
+    if eps >= -np.log(prior.min() - beta / 2):
+        np.testing.assert_array_equal(mech, np.eye(k))
+        return
+
+    def excess(ldp):
+        return pml.leakage_capacity(pml.randomized_response(k, ldp), prior, beta) - eps
+
+    ldp = brentq(excess, 0.0, 60.0, xtol=1e-13)
+    np.testing.assert_allclose(mech, pml.randomized_response(k, ldp), atol=1e-10)
+    assert capacity == pytest.approx(eps, abs=1e-12)

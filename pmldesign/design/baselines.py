@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
+from .._errors import SolverError
 from .._validation import as_int, as_nonnegative, as_prior
+from ..uncertainty.sets import _capacity, as_radius
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
@@ -32,24 +34,40 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     return matrix
 
 
-def rr_ldp_for_pml(prior: np.ndarray, eps: float) -> float:
+def rr_ldp_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> float:
     """LDP parameter delta of the randomized response that is exactly eps-PML for ``prior``.
 
-    ``e^delta = e^eps (1 - p_min) / (1 - e^eps p_min)`` for ``eps < -log p_min``, else ``inf``
-    (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
-    log(e^delta / (1 + p_min (e^delta - 1)))``). ``prior`` must be validated.
+    ``e^delta = e^eps (1 - p) / (1 - e^eps p)`` with ``p = p_min`` for ``eps < -log p``, else
+    ``inf`` (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
+    log(e^delta / (1 + p_min (e^delta - 1)))``). Over the l1 ball of ``radius`` beta, the worst
+    prior lowers ``P_Y(y)`` by ``(beta/2)(max col - min col)`` (Corollary 1 of 003, see
+    :mod:`pmldesign.uncertainty.sets`), which for RR's column y gives
+    ``log(e^delta / (1 + (p_y - beta/2)(e^delta - 1)))``: the same formula with
+    ``p = p_min - beta/2``. ``prior`` and ``radius`` must be validated.
     """
-    p_min = float(prior.min())
-    if eps >= -math.log(p_min):
+    p = float(prior.min()) - 0.5 * radius
+    if eps >= -math.log(p):
         return math.inf
-    return eps + math.log1p(-p_min) - math.log1p(-math.exp(eps) * p_min)
+    return eps + math.log1p(-p) - math.log1p(-math.exp(eps) * p)
 
 
-def rr_for_pml(prior: np.ndarray, eps: float) -> np.ndarray:
-    """Randomized response calibrated to eps-PML for ``prior`` (notes Sec. 5).
+def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray:
+    """Randomized response calibrated to eps-PML for ``prior``, or for its whole l1 ball.
 
     The k-ary randomized response whose largest per-output leakage, attained at the least
-    likely symbol, equals ``eps``; the identity once ``eps >= epsilon_max``.
+    likely symbol, equals ``eps`` (notes Sec. 5); with ``radius`` beta, the largest whose
+    leakage capacity over ``B_beta(prior)`` (Definition 5 of 003) is ``eps``. The identity once
+    ``eps >= -log(p_min - beta/2)``. The result is re-certified with no slack: if rounding
+    puts the leakage above eps, the LDP parameter is lowered by a few ulps.
+
+    Parameters
+    ----------
+    prior : (N,) array_like
+        Full-support prior (the center of the ball).
+    eps : float
+        PML budget, ``>= 0``.
+    radius : float
+        l1 radius beta, ``0 <= beta < 2 min prior``.
 
     Examples
     --------
@@ -57,7 +75,21 @@ def rr_for_pml(prior: np.ndarray, eps: float) -> np.ndarray:
     >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4)
     >>> round(certify(m, [0.4, 0.2, 0.2, 0.2]).epsilon, 9)
     0.4
+    >>> from pmldesign import leakage_capacity
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4, radius=0.1)
+    >>> round(leakage_capacity(m, [0.4, 0.2, 0.2, 0.2], 0.1), 9)
+    0.4
     """
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
-    return randomized_response(vector.shape[0], rr_ldp_for_pml(vector, eps))
+    beta = as_radius(radius, vector)
+    ldp = rr_ldp_for_pml(vector, eps, beta)
+    mechanism = randomized_response(vector.shape[0], ldp)
+    for _ in range(64):
+        # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
+        # rounding, and there is nothing more private to move to.
+        if math.isinf(ldp) or ldp == 0 or _capacity(mechanism, vector, beta) <= eps:
+            return mechanism
+        ldp = max(0.0, ldp * (1.0 - 4e-16) - 5e-324)  # toward more privacy
+        mechanism = randomized_response(vector.shape[0], ldp)
+    raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")
