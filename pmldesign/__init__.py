@@ -7,7 +7,7 @@ The public surface is this module (``import pmldesign as pml``). Layers, from ma
 from ._errors import InvalidInputError, PMLError, SolverError
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
-from .design import randomized_response
+from .design import MIResult, maximize_mutual_information, randomized_response
 from .leakage import (
     epsilon_max,
     epsilon_min,
@@ -28,6 +28,7 @@ __all__ = [
     "SUM_TOLERANCE",
     "Certificate",
     "InvalidInputError",
+    "MIResult",
     "PMLError",
     "SolverError",
     "certify",
@@ -38,6 +39,7 @@ __all__ = [
     "ldp_epsilon",
     "leakage",
     "leakage_capacity",
+    "maximize_mutual_information",
     "mutual_information",
     "output_distribution",
     "privacy_region",

@@ -1,5 +1,6 @@
 """Layer 3: mechanism design (CVXPY/HiGHS models are imported lazily)."""
 
 from .baselines import randomized_response
+from .mutual_information import MIResult, maximize_mutual_information
 
-__all__ = ["randomized_response"]
+__all__ = ["MIResult", "maximize_mutual_information", "randomized_response"]
