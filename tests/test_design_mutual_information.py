@@ -300,12 +300,19 @@ def test_branch_and_bound_matches_enumeration(prior, eps, ldp):
     assert result.utility == pytest.approx(expected, abs=1e-9)
 
 
-def test_robust_search_path_keeps_a_valid_bound(no_enumeration):
-    prior = np.array([.4, .3, .2, .1])
-    result = maximize_mutual_information(prior, 0.3, radius=0.1)
-    assert result.utility == pytest.approx(_brute(prior, 0.3, radius=0.1), abs=1e-9)
-    assert result.upper_bound >= result.utility
-    _check_raw(result, prior, 0.3, radius=0.1)
+@settings(max_examples=25, deadline=None)
+@given(priors.filter(lambda p: p.size <= 4), st.floats(0.01, 2.5), st.floats(0.0, 0.95))
+def test_robust_search_path_keeps_a_valid_bound(prior, eps, fraction):
+    """Without enumeration the robust bound is loose but must stay above the optimum."""
+    radius = fraction * 2 * prior.min()
+    optimum = _brute(prior, eps, radius=radius)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pricing, "ENUMERATION_LIMIT", 0)
+        patch.setattr(two_level, "TWO_LEVEL_ENUMERATION_LIMIT", 0)
+        result = maximize_mutual_information(prior, eps, radius=radius)
+    assert result.utility <= optimum + 1e-9
+    assert result.upper_bound >= optimum - 1e-9
+    _check_raw(result, prior, eps, radius=radius)
 
 
 def _max_reduced_cost(prior, cap, duals) -> float:

@@ -170,16 +170,16 @@ class LdpFamily(TwoLevelFamily):
 class RobustTwoLevelFamily(TwoLevelFamily):
     """Two-level vertices of the robust lift set of Proposition 2 of 003 (module docstring).
 
-    Beyond the enumeration limit only a certified but loose bound is available: every robust
-    column lies in the capped polytope at ``e^eps`` (``max g <= e^eps (1 - (beta/2)(max g -
-    min g)) <= e^eps``), whose root relaxation bounds the reduced cost.
+    Beyond the enumeration limit only a certified but loose bound is available: since
+    ``min g <= <P^, g> = 1``, every robust column has ``max g <= c' (1 + beta / 2)``, so it lies in
+    the capped polytope at that cap, whose root relaxation bounds the reduced cost.
     """
 
     def __init__(self, prior: np.ndarray, eps: float, radius: float) -> None:
         self.c_prime = math.exp(eps) / (1.0 + 0.5 * radius * math.exp(eps))  # eq. (13) of 003
         self.radius = radius
-        self._outer = CappedFamily(prior, math.exp(eps)) if prior.size > \
-            TWO_LEVEL_ENUMERATION_LIMIT else None
+        outer = prior.size > TWO_LEVEL_ENUMERATION_LIMIT
+        self._outer = CappedFamily(prior, self.c_prime * (1 + 0.5 * radius)) if outer else None
         super().__init__(prior)
 
     def levels(self, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
