@@ -30,12 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidInputError, SolverError
-from .._validation import SUM_TOLERANCE, as_nonnegative, as_positive, as_prior
+from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior
 from ..leakage import mutual_information
 from ..uncertainty.sets import as_radius
 from .pricing import CappedFamily, Priced, lift_utility
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
+#: Seconds allowed when ``time_limit=None``.
+DEFAULT_TIME_LIMIT = 30.0
 _EXACT_GAP = 1e-9  # gap below which a result is reported as exact
 _FLOOR = 1e-11  # smallest reduced cost worth a new column
 _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
@@ -99,8 +101,9 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     ldp : bool, optional
         Design for eps-LDP instead (prior-free privacy; ``radius`` must be 0).
     time_limit : float, optional
-        Seconds; when it runs out the best mechanism so far is returned with a certified upper
-        bound and ``exact=False``. ``None`` runs until the gap closes.
+        Seconds (``math.inf``: until the gap closes); when it runs out the best mechanism so far
+        is returned with a certified upper bound and ``exact=False``. ``None`` means
+        :data:`DEFAULT_TIME_LIMIT` (N <= 16 finishes exactly well within it).
 
     Returns
     -------
@@ -117,7 +120,7 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
-    limit = math.inf if time_limit is None else as_positive(time_limit, "time_limit")
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else _as_time_limit(time_limit)
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
@@ -129,6 +132,13 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
                         True, 0, 1)
     families = _families(vector, eps, beta, ldp)
     return _column_generation(vector, families, time.monotonic() + limit)
+
+
+def _as_time_limit(value: float) -> float:
+    limit = as_nonnegative(value, "time_limit", allow_inf=True)
+    if limit == 0:
+        raise InvalidInputError("time_limit: must be > 0 seconds (math.inf for no limit), got 0")
+    return limit
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,

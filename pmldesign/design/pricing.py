@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
-ENUMERATION_LIMIT = 16
+ENUMERATION_LIMIT = 20
 _TOL = 1e-12
 
 
