@@ -19,7 +19,7 @@ from benchmarks._timing import Result
 from pmldesign.design import maximize_mutual_information
 
 _BASELINE_MAX_N = 16
-_TIME_LIMIT = 60.0
+_TIME_LIMIT = 55.0
 
 
 def _full_vertex_lp(prior: np.ndarray, eps: float) -> float:

@@ -383,6 +383,11 @@ def test_time_limit_returns_certified_bound(no_enumeration):
     _check_raw(result, prior, 0.7)
 
 
+def test_unlimited_time_is_accepted():
+    result = maximize_mutual_information([.5, .3, .2], 0.4, time_limit=math.inf)
+    assert result.exact
+
+
 def test_n16_exact_within_10s():
     prior = np.random.default_rng(16).dirichlet(2 * np.ones(16))
     start = time.perf_counter()
