@@ -211,9 +211,10 @@ def test_binary_closed_forms(p, fraction):
             tail = np.where(b > 0, b * np.log(b / prior), 0.0)
         expected = float(np.sum(prior * ((1 - prior) * c * eps + tail)))
     else:
-        a_prime = (1 - c * (1 - p)) / p
+        a_prime = max((1 - c * (1 - p)) / p, 0.0)  # 0 at eps_max (identity)
+        a_log_a = a_prime * math.log(a_prime) if a_prime > 0 else 0.0
         expected = ((1 - math.exp(-eps)) * -math.log(p) + math.exp(-eps)
-                    * (p * a_prime * math.log(a_prime) + (1 - p) * c * eps))
+                    * (p * a_log_a + (1 - p) * c * eps))
     assert maximize_mutual_information(prior, eps).utility == pytest.approx(expected, abs=1e-9)
 
 
