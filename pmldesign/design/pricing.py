@@ -27,6 +27,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -97,11 +98,12 @@ def top_columns(values: np.ndarray, build: Callable[[np.ndarray], np.ndarray], f
 
 @dataclass(frozen=True)
 class NodeEval:
-    """A branch-and-bound node: relaxation bound, best vertex inside it, branching position."""
+    """A branch-and-bound node: relaxation bound, best vertex inside it (its value and a builder
+    of its lift vector, called only when the vertex is kept), branching position (-1: none)."""
 
     bound: float
     value: float
-    column: np.ndarray | None
+    column: Callable[[], np.ndarray] | None
     branch: int
 
 
@@ -127,7 +129,7 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
         if node.column is not None:
             state["best"] = max(state["best"], node.value)
             if node.value > floor:
-                found.append((node.value, node.column))
+                found.append((node.value, node.column()))
         if node.branch >= 0 and node.bound > max(state["best"], floor) + _TOL:
             heapq.heappush(heap, (-node.bound, next(counter), key, fixed_in, fixed_out,
                                   node.branch))
@@ -236,7 +238,7 @@ class CappedFamily:
             return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
         nodes = [search.evaluate(*root) for root in roots]
         bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
-        starts = [(pos, node.column) for pos, node in enumerate(nodes)
+        starts = [(pos, node.column()) for pos, node in enumerate(nodes)
                   if node is not None and node.column is not None]
         improved = [search.improve(pos, column) for pos, column in starts]
         values = np.array([value for value, _ in improved])
@@ -290,23 +292,25 @@ class _CappedSearch:
         low, high = max(0.0, room - load[-1]), min(cap_budget, room)
         if low > high + _TOL:
             return None
+        # breakpoints of the knapsack (vertices) and the two ends of the free budget's range
         budgets = room - load
         ks = np.flatnonzero((budgets >= low - _TOL) & (budgets <= high + _TOL))
+        ends = np.concatenate((budgets[ks], (low, high)))
+        terms = self._free_term(pos, np.clip(ends, 0, cap_budget))
         value, column = -math.inf, None
         if ks.size:
-            values = base + gain[ks] + self._free_term(pos, np.clip(budgets[ks], 0, cap_budget))
+            values = base + gain[ks] + terms[:-2]
             best = int(np.argmax(values))
             value = float(values[best])
-            column = self._column(pos, fixed_in, idx[: ks[best]])
+            column = partial(self._column, pos, fixed_in, idx[: ks[best]])
         bound, branch = value, -1
-        for budget in (low, high):
+        for budget, term in zip((low, high), terms[-2:], strict=True):
             fill = room - budget
             k = int(np.searchsorted(load, fill, side="right")) - 1
             if k >= idx.size or fill - load[k] <= _TOL:
                 continue  # the fill ends on a breakpoint: a vertex, already counted
             frac = (fill - load[k]) / self.weight[idx[k]]
-            relaxed = float(base + gain[k] + frac * self.value[idx[k]]
-                            + self._free_term(pos, np.array(budget)))
+            relaxed = float(base + gain[k] + frac * self.value[idx[k]] + term)
             if relaxed > bound:
                 bound, branch = relaxed, int(idx[k])
         return NodeEval(bound, value, column, branch)

@@ -21,6 +21,7 @@ where ``s = P(S)`` and ``<P, g> = s high + (1 - s) low = 1``. Its reduced cost
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -64,6 +65,9 @@ class TwoLevelFamily:
         mass, low, high = mass[ok], low[ok], high[ok]
         constant = mass * xlogy(high, high) + (1 - mass) * xlogy(low, low)
         return {"masks": masks[ok], "low": low, "high": high, "constant": constant}
+
+    def _vector(self, members: np.ndarray) -> np.ndarray:
+        return self.vectors(members[None, :])[0]
 
     def vectors(self, members: np.ndarray) -> np.ndarray:
         """Lift vectors of the subsets given as boolean rows."""
@@ -153,7 +157,7 @@ class LdpFamily(TwoLevelFamily):
         best = int(np.argmax(values))
         members = fixed_in.copy()
         members[undecided[:best]] = True
-        column = self.vectors(members[None, :])[0]
+        column = partial(self._vector, members)
         bound, branch = float(values[best]), -1
         if undecided.size:
             rho = duals[undecided] / self.prior[undecided]
