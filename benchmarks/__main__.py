@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import platform
 import pkgutil
+import platform
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+_COLUMNS = ("benchmark", "ours (s)", "baseline", "baseline (s)", "ours/baseline", "target", "ok")
+
 
 def _modules(names: list[str]) -> list[str]:
     here = Path(__file__).parent
-    found = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
+    modules = pkgutil.iter_modules([str(here)])
+    found = sorted(m.name for m in modules if m.name.startswith("bench_"))
     return [m for m in found if not names or any(n in m for n in names)]
 
 
@@ -26,9 +29,9 @@ def main() -> None:
     parser.add_argument("names", nargs="*", help="substrings of benchmark modules to run")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     args = parser.parse_args()
-    table = Table(title=f"pmldesign benchmarks on {platform.machine()}, {platform.processor() or ''}"
-                  f" python {platform.python_version()}")
-    for column in ("benchmark", "ours (s)", "baseline", "baseline (s)", "ours/baseline", "target", "ok"):
+    machine = f"{platform.machine()} {platform.processor()}".strip()
+    table = Table(title=f"pmldesign benchmarks on {machine}, python {platform.python_version()}")
+    for column in _COLUMNS:
         table.add_column(column)
     for name in _modules(args.names):
         module = importlib.import_module(f"benchmarks.{name}")

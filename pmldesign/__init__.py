@@ -1,7 +1,8 @@
 """pmldesign: design and certify privacy mechanisms under pointwise maximal leakage (PML).
 
-The public surface is this module (``import pmldesign as pml``). Layers, from math to interfaces:
-``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` -> ``cli`` / ``experiments``.
+The public surface is this module (``import pmldesign as pml``). Layers, from math to
+interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` ->
+``cli`` / ``experiments``.
 """
 
 from ._errors import InvalidInputError, PMLError, SolverError
@@ -20,25 +21,59 @@ from .leakage import (
     tail_probability,
 )
 from .sampling import sample
-from .uncertainty import empirical_prior, l1_radius, leakage_capacity, worst_case_leakage
+from .uncertainty import (
+    Calibration,
+    calibrate,
+    calibrate_from_samples,
+    empirical_prior,
+    epsilon_after_estimation,
+    failure_probability,
+    l1_radius,
+    leakage_capacity,
+    leakage_sensitivity,
+    lipschitz_bound,
+    samples_needed,
+    sensitivity_bound,
+    worst_case_leakage,
+)
 
 __version__ = "0.1.0"
 
+#: Subpackages imported on first attribute access (``pml.linear``), so ``import pmldesign``
+#: and ``pmldesign --help`` stay fast.
+_LAZY_SUBPACKAGES = ("additive", "data", "design", "experiments", "linear", "uncertainty")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "SUM_TOLERANCE",
+    "Calibration",
     "Certificate",
     "InvalidInputError",
     "MIResult",
     "PMLError",
     "SolverError",
+    "calibrate",
+    "calibrate_from_samples",
     "certify",
     "empirical_prior",
+    "epsilon_after_estimation",
     "epsilon_max",
     "epsilon_min",
+    "failure_probability",
     "l1_radius",
     "ldp_epsilon",
     "leakage",
     "leakage_capacity",
+    "leakage_sensitivity",
+    "lipschitz_bound",
     "maximize_mutual_information",
     "mutual_information",
     "output_distribution",
@@ -46,6 +81,8 @@ __all__ = [
     "randomized_response",
     "region_thresholds",
     "sample",
+    "samples_needed",
+    "sensitivity_bound",
     "tail_probability",
     "worst_case_leakage",
 ]

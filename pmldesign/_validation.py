@@ -30,7 +30,9 @@ def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"{name}: must be numeric, got {type(value).__name__} ({exc})")
+        raise InvalidInputError(
+            f"{name}: must be numeric, got {type(value).__name__} ({exc})"
+        ) from None
     if array.ndim != ndim:
         kind = {1: "a 1-D vector", 2: "a 2-D matrix"}.get(ndim, f"{ndim}-D")
         raise InvalidInputError(f"{name}: must be {kind}, got an array of shape {array.shape}")

@@ -21,14 +21,15 @@ _BLOCK = 1 << 22
 class AliasTable:
     """Alias tables of every row of an N x M mechanism (Vose's method).
 
-    ``threshold[x, j]`` is the probability of keeping column j in slot j of row x, and
-    ``alias[x, j]`` the column used otherwise; both are flattened row-major.
+    Slot ``s = x M + j`` keeps column j with probability ``threshold[s]`` and otherwise
+    returns its alias; ``outcome[2 s]`` is j and ``outcome[2 s + 1]`` the alias, so a draw is
+    one gather of the threshold and one of the outcome.
     """
 
     n_inputs: int
     n_outputs: int
     threshold: np.ndarray
-    alias: np.ndarray
+    outcome: np.ndarray
 
     @classmethod
     def from_mechanism(cls, mechanism: np.ndarray) -> AliasTable:
@@ -39,7 +40,9 @@ class AliasTable:
         alias = np.tile(np.arange(n_outputs), (n_inputs, 1))
         for x in range(n_inputs):
             _vose_row(matrix[x] / matrix[x].sum() * n_outputs, threshold[x], alias[x])
-        return cls(n_inputs, n_outputs, threshold.ravel(), alias.ravel().astype(np.intp))
+        own = np.tile(np.arange(n_outputs), n_inputs)
+        outcome = np.stack([own, alias.ravel()], axis=1).ravel().astype(np.intp)
+        return cls(n_inputs, n_outputs, threshold.ravel(), outcome)
 
 
 def _vose_row(scaled: np.ndarray, threshold: np.ndarray, alias: np.ndarray) -> None:
@@ -93,18 +96,22 @@ def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
 
 def _draw(table: AliasTable, symbols: np.ndarray, generator: np.random.Generator) -> np.ndarray:
     """One alias draw per symbol: slot from the integer part of ``u M``, coin from the rest."""
-    scaled = generator.random(symbols.shape[0]) * table.n_outputs
+    scaled = generator.random(symbols.shape[0])
+    scaled *= table.n_outputs
     slot = scaled.astype(np.intp)
     scaled -= slot
     slot += symbols * table.n_outputs
-    keep = scaled < table.threshold[slot]
-    return np.where(keep, slot - symbols * table.n_outputs, table.alias[slot])
+    use_alias = scaled >= table.threshold.take(slot)
+    slot *= 2
+    slot += use_alias
+    return table.outcome.take(slot)
 
 
 def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
     array = np.asarray(inputs)
     if array.dtype.kind not in "iub":
-        if array.dtype.kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+        integral = array.dtype.kind == "f" and np.all(np.isfinite(array))
+        if integral and np.all(array == np.round(array)):
             array = array.astype(np.intp)
         else:
             raise InvalidInputError(

@@ -1,1 +1,26 @@
-"""Placeholder: filled by its issue."""
+"""Layer 4: additive noise on binary data with estimated priors (003 Sec. VI)."""
+
+from .gaussian import (
+    GaussianGuarantee,
+    gaussian_guarantee,
+    gaussian_pml,
+    gaussian_violation_probability,
+    pldp_delta,
+    pldp_sigma,
+)
+from .laplace import binary_laplace_epsilon, binary_laplace_scale
+from .privatize import empirical_mutual_information, privatize_binary, threshold_decode
+
+__all__ = [
+    "GaussianGuarantee",
+    "binary_laplace_epsilon",
+    "binary_laplace_scale",
+    "empirical_mutual_information",
+    "gaussian_guarantee",
+    "gaussian_pml",
+    "gaussian_violation_probability",
+    "pldp_delta",
+    "pldp_sigma",
+    "privatize_binary",
+    "threshold_decode",
+]

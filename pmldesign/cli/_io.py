@@ -6,11 +6,11 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._json import jsonable
 
 
 def load_matrix(path: str, name: str = "MECHANISM") -> np.ndarray:
@@ -47,24 +47,12 @@ def parse_vector(text: str, name: str) -> np.ndarray:
         ) from None
 
 
-def jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays and non-finite floats into JSON-safe Python values."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.integer | bool):
-        return value if isinstance(value, bool) else int(value)
-    if isinstance(value, float | np.floating):
-        value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    return value
+def load_samples(path: str, name: str = "--samples") -> np.ndarray:
+    """Integer symbols from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
+    values = np.ravel(load_matrix(path, name))
+    if not np.all(values == np.round(values)):
+        raise InvalidInputError(f"{name}: samples must be integer symbols 0..N-1 in {path}")
+    return values.astype(np.int64)
 
 
 def print_json(data: dict) -> None:

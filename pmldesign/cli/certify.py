@@ -23,24 +23,50 @@ def render_certificate(cert, title: str) -> None:
         ["local-DP epsilon", _io.fmt(cert.ldp_epsilon)],
         ["mutual information (nats)", _io.fmt(cert.mutual_information)],
     ]
+    if cert.radius is not None:
+        summary += [
+            ["l1 radius of the prior set", _io.fmt(cert.radius)],
+            ["worst-case eps over the set", _io.fmt(cert.worst_case_epsilon)],
+            ["Theorem 4 bound on the increase", _io.fmt(cert.sensitivity_bound)],
+        ]
+    if cert.delta is not None:
+        eps, delta = cert.guarantee
+        summary += [
+            ["samples used for the estimate", str(cert.n_samples)],
+            ["(eps, delta)-PML guarantee", f"({_io.fmt(eps)}, {delta:.3g})"],
+        ]
     out.print(_io.table("Guarantee", ["measure", "value"], summary))
 
 
 @click.command("certify")
 @click.argument("mechanism", type=click.Path(dir_okay=False))
-@click.option("--prior", required=True, help="Prior: comma-separated probabilities or a file.")
+@click.option("--prior", default=None, help="Prior: comma-separated probabilities or a file.")
+@click.option("--radius", type=float, default=None,
+              help="Also certify every prior within this l1 distance of --prior.")
+@click.option("--samples", default=None, type=click.Path(dir_okay=False),
+              help="File of integer input symbols: estimate the prior (instead of --prior).")
+@click.option("--delta", type=float, default=None,
+              help="Failure probability for --samples: report the (eps, delta) guarantee.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def certify_command(mechanism: str, prior: str, as_json: bool) -> None:
+def certify_command(mechanism: str, prior: str | None, radius: float | None,
+                    samples: str | None, delta: float | None, as_json: bool) -> None:
     """Certify MECHANISM (CSV, .npy or JSON list of rows) for a prior.
 
     Prints the leakage of every output, epsilon_min (the smallest eps for which the mechanism is
-    eps-PML), its privacy region, the local-DP epsilon and the mutual information.
+    eps-PML), its privacy region, the local-DP epsilon and the mutual information. With
+    --radius, the worst case over the l1 ball of priors (Definition 5 of 003); with --samples
+    and --delta, the (eps, delta)-PML guarantee after estimating the prior (003 Sec. III).
 
-    Example: pmldesign certify mech.csv --prior 0.4,0.2,0.2,0.2
+    Examples: pmldesign certify mech.csv --prior 0.4,0.2,0.2,0.2 --radius 0.05;
+    pmldesign certify mech.csv --samples data.csv --delta 1e-6
     """
     matrix = _io.load_matrix(mechanism)
-    vector = _io.parse_vector(prior, "--prior")
-    cert = certify(matrix, vector)
+    if samples is not None:
+        cert = certify(matrix, radius=radius, samples=_io.load_samples(samples), delta=delta)
+    elif prior is not None:
+        cert = certify(matrix, _io.parse_vector(prior, "--prior"), radius)
+    else:
+        raise click.UsageError("give --prior (optionally with --radius) or --samples with --delta")
     if as_json:
         _io.print_json(cert.to_dict())
     else:

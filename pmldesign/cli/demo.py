@@ -29,7 +29,7 @@ def demo_command() -> None:
     ]
     out.print(
         _io.table(
-            f"1. Randomized response with LDP eps = {DEMO_LDP_EPS:g}: leakage per output",
+            f"1. Randomized response, LDP eps = {DEMO_LDP_EPS:g}",
             ["output", "prior", "PML (nats)"],
             rows,
         )

@@ -18,7 +18,11 @@ from .._errors import PMLError
 _COMMANDS = [
     ("certify", "certify_command"),
     ("rr", "rr_command"),
+    ("reproduce", "reproduce_command"),
+    ("binary", "binary_command"),
     ("demo", "demo_command"),
+    ("calibrate", "calibrate_command"),
+    ("laplace", "laplace_command"),
 ]
 
 

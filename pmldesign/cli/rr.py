@@ -30,6 +30,7 @@ def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:
         return
     out = _io.console()
     rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(matrix)]
-    out.print(_io.table(f"{k}-ary randomized response, eps = {eps:g}", ["", *[f"y{j}" for j in range(k)]], rows))
+    columns = ["", *[f"y{j}" for j in range(k)]]
+    out.print(_io.table(f"{k}-ary randomized response, eps = {eps:g}", columns, rows))
     if cert is not None:
         render_certificate(cert, "PML for the given prior")

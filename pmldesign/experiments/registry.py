@@ -20,7 +20,7 @@ Rows = list[dict]
 Track = Callable[..., Iterable]
 
 #: Modules of this package that define ``FIGURES``, in listing order.
-_MODULES: list[str] = []
+_MODULES: list[str] = ["empirical_bounds", "empirical_additive", "linear_queries", "histogram"]
 
 
 @dataclass(frozen=True)

@@ -52,11 +52,14 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
     return (counts + smooth) / (counts.sum() + size * smooth)
 
 
-def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | None = None) -> float:
+def l1_radius(
+    n_samples: int, alphabet_size: int, delta: float, kappa: float | None = None
+) -> float:
     """Radius beta of an l1 ball around the empirical prior that holds the truth w.p. >= 1 - delta.
 
-    Without ``kappa``: the distribution-free ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))``
-    of eq. (7) of 003 (the square root covers the whole product, see shared/papers/README.md).
+    Without ``kappa``: the distribution-free radius
+    ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))`` of eq. (7) of 003 (the square
+    root covers the whole product, see shared/papers/README.md).
     With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
     from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
     ``phi(1/2) = 2``.
@@ -77,13 +80,18 @@ def l1_radius(n_samples: int, alphabet_size: int, delta: float, kappa: float | N
     m = as_int(n_samples, "n_samples", minimum=1)
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
     delta = as_open_probability(delta, "delta")
-    log_term = math.log(2.0**size - 2.0) - math.log(delta)
+    log_term = log_subset_count(size) - math.log(delta)
     if kappa is None:
         return math.sqrt(2.0 / m * log_term)
     kap = as_real(kappa, "kappa")
     if not 0 < kap <= 0.5:
         raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
     return 2.0 * math.sqrt(log_term / (m * _phi(kap)))
+
+
+def log_subset_count(alphabet_size: int) -> float:
+    """``log(2^N - 2)``, the union-bound factor of Theorem 2 of 003 (no overflow for large N)."""
+    return alphabet_size * math.log(2.0) + math.log1p(-(2.0 ** (1 - alphabet_size)))
 
 
 def _phi(p: float) -> float:

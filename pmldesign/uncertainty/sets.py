@@ -8,10 +8,13 @@ in the prior (Proposition 1 of 003), so its supremum over the ball is attained a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_mechanism_and_prior, as_nonnegative
+from ..leakage.measures import _epsilon_min
 
 
 def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
@@ -69,4 +72,89 @@ def leakage_capacity(mechanism: np.ndarray, center: np.ndarray, radius: float) -
     >>> round(leakage_capacity([[0.75, 0.25], [0.25, 0.75]], [0.5, 0.5], 0.0), 6)  # log 1.5
     0.405465
     """
-    return max(0.0, float(np.nanmax(worst_case_leakage(mechanism, center, radius))))
+    matrix, vector = as_mechanism_and_prior(mechanism, center)
+    return _capacity(matrix, vector, as_radius(radius, vector))
+
+
+def _capacity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
+    """Leakage capacity over the ball on validated arrays (Definition 5 of 003)."""
+    return max(0.0, float(np.nanmax(_worst_case_leakage(matrix, center, beta))))
+
+
+def _divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
+    """``max_{Q in ball} D_inf(P_Y || Q_Y)`` on validated arrays.
+
+    For output y the smallest ``Q_Y(y)`` over the ball is ``P_Y(y) - (beta/2)(max col - min col)``
+    (the extreme point that moves beta/2 of mass from the column's maximum to its minimum, as in
+    the proof of Theorem 4 of 003, Appendix B), so the supremum is exact in O(N M).
+    """
+    p_y = center @ matrix
+    used = p_y > 0
+    spread = matrix.max(axis=0) - matrix.min(axis=0)
+    worst = p_y[used] - 0.5 * beta * spread[used]
+    return max(0.0, float(np.max(np.log(p_y[used]) - np.log(worst))))
+
+
+def leakage_sensitivity(
+    mechanism: np.ndarray, center: np.ndarray, radius: float, form: str = "difference"
+) -> float:
+    """Local leakage sensitivity ``S_P(P_{Y|X}, B_radius(P))`` of a mechanism (Definition 6 of 003).
+
+    Parameters
+    ----------
+    mechanism : (N, M) array_like
+        Row-stochastic matrix.
+    center : (N,) array_like
+        The reference prior ``P`` (the estimate), full support.
+    radius : float
+        l1 radius beta of the ball, ``0 <= beta < 2 min P``.
+    form : {"difference", "divergence"}
+        ``"difference"`` (default): Definition 6 read literally, ``sup_Q eps_min(Q) - eps_min(P)``,
+        which equals ``leakage_capacity - epsilon_min(P)``.
+        ``"divergence"``: ``max_{Q in ball} D_inf(P_Y || Q_Y)``, the form 003 uses after
+        Corollary 2, in Remark 2 and in Fig. 2 ("true"), and the quantity Theorem 4's proof
+        bounds. The literal difference never exceeds the
+        divergence form (``eps_min(Q) <= eps_min(P) + D_inf(P_Y || Q_Y)``); they coincide when
+        the output that leaks most under P also has the largest divergence, e.g. when every
+        column has a zero entry and the mechanism is eps-PML with equality on every output.
+
+    Returns
+    -------
+    float
+        The sensitivity in nats, exact (extreme points of the ball, no sampling).
+
+    Examples
+    --------
+    Example 1 of 003 (every column has positive entries, first privacy region):
+
+    >>> m = [[.325, .225, .225, .225], [.45, .1, .225, .225],
+    ...      [.45, .225, .1, .225], [.45, .225, .225, .1]]
+    >>> round(leakage_sensitivity(m, [.4, .2, .2, .2], 0.1), 6)  # -log(1 - 0.05 * 0.125 / 0.2)
+    0.031749
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, center)
+    beta = as_radius(radius, vector)
+    if form == "divergence":
+        return _divergence_sensitivity(matrix, vector, beta)
+    if form == "difference":
+        return max(0.0, _capacity(matrix, vector, beta) - _epsilon_min(matrix, vector))
+    raise InvalidInputError(f"form: must be 'divergence' or 'difference', got {form!r}")
+
+
+def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
+    """Theorem 3 of 003: bound on how far ``eps_min`` can move from the center within the ball.
+
+    ``eps_min`` is ``exp(C)``-Lipschitz on ``B = B_radius(center)`` in the l1 norm, with ``C`` the
+    leakage capacity of Definition 5. So for every prior Q in the ball
+    ``|eps_min(Q) - eps_min(center)| <= exp(C) ||Q - center||_1 <= exp(C) radius``; this returns
+    ``exp(C) * radius`` (double it for two arbitrary priors of the ball). It holds for every
+    mechanism but is looser than :func:`sensitivity_bound` (Theorem 4).
+
+    Examples
+    --------
+    >>> round(lipschitz_bound([[0.75, 0.25], [0.25, 0.75]], [0.5, 0.5], 0.2), 6)  # 0.2 * 0.75/0.45
+    0.333333
+    """
+    matrix, vector = as_mechanism_and_prior(mechanism, center)
+    beta = as_radius(radius, vector)
+    return math.exp(_capacity(matrix, vector, beta)) * beta

@@ -1,0 +1,63 @@
+"""``pmldesign calibrate``: the design eps for a target (eps, delta) from m samples."""
+
+from __future__ import annotations
+
+import click
+
+from .._errors import InvalidInputError
+from ..uncertainty.calibration import calibrate
+from . import _io
+
+
+@click.command("calibrate")
+@click.option("--target-eps", required=True, type=float, help="Target eps-PML level (> 0, nats).")
+@click.option("--delta", required=True, type=float, help="Failure probability in (0, 1).")
+@click.option("--samples", "n_samples", required=True, type=int, help="Number of samples m.")
+@click.option("--alphabet", "alphabet_size", required=True, type=int, help="Alphabet size N.")
+@click.option(
+    "--prior-estimate",
+    default=None,
+    help="Empirical prior (comma-separated or a file): enables the first-region bound.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
+def calibrate_command(
+    target_eps: float,
+    delta: float,
+    n_samples: int,
+    alphabet_size: int,
+    prior_estimate: str | None,
+    as_json: bool,
+) -> None:
+    """The eps to design for so that a mechanism is (TARGET-EPS, DELTA)-PML.
+
+    The prior is estimated from SAMPLES records; the true prior lies in the l1 ball of radius
+    beta*(delta) (eq. (7) of 003) with probability >= 1 - delta. A mechanism that is
+    design-eps-PML for the estimate is then target-eps-PML for the true prior: design eps by
+    eq. (13) of 003, or by Theorem 4's first-region bound when --prior-estimate is given and that
+    is larger. Exits with code 2 and an explanation (including the number of samples needed)
+    when the target cannot be met.
+
+    Example: pmldesign calibrate --target-eps 1 --delta 1e-6 --samples 10000 --alphabet 4
+    """
+    estimate = (
+        None if prior_estimate is None else _io.parse_vector(prior_estimate, "--prior-estimate")
+    )
+    cal = calibrate(target_eps, delta, n_samples, alphabet_size, prior_estimate=estimate)
+    if not cal.feasible:
+        raise InvalidInputError(f"--target-eps: cannot be met: {cal.explanation}")
+    if as_json:
+        _io.print_json(cal.to_dict())
+        return
+    rows = [
+        ["target eps", _io.fmt(cal.target_eps)],
+        ["delta", f"{cal.delta:.3g}"],
+        ["samples m", str(cal.n_samples)],
+        ["alphabet size N", str(cal.alphabet_size)],
+        ["l1 radius beta*(delta), eq. (7)", _io.fmt(cal.radius)],
+        ["design eps", _io.fmt(cal.design_epsilon)],
+        ["method", cal.method],
+    ]
+    if estimate is None:
+        rows.append(["valid if min(prior estimate) >", _io.fmt(cal.radius / 2)])
+    title = "Calibration (003, eqs. (7), (13), Theorem 4)"
+    _io.console().print(_io.table(title, ["quantity", "value"], rows))

@@ -1,0 +1,195 @@
+"""Calibration: which eps to design for, so that an estimate from m samples gives (eps, delta)-PML.
+
+The recipe of 003 Sec. III-IV: the true prior lies in the l1 ball of radius ``beta*(delta)``
+(eq. (7)) around the empirical estimate with probability >= 1 - delta (Theorem 2); a mechanism
+that is ``eps'``-PML for the estimate is ``target``-PML on the whole ball when ``eps'`` is the
+design parameter of eq. (13) (Proposition 2, the k > 1 case of Theorem 4), or, with a known
+estimate whose smallest entry is p_min, the sharper first-region case of Theorem 4.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._json import jsonable
+from .._validation import as_int, as_open_probability, as_positive, as_prior
+from ..leakage.regions import _region_thresholds
+from .bounds import min_samples
+from .estimation import empirical_prior, l1_radius, log_subset_count
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The design parameter that turns a target (eps, delta) into an eps-PML design problem.
+
+    Attributes
+    ----------
+    target_eps, delta : float
+        The requested guarantee: eps-PML for the true prior with probability >= 1 - delta over
+        the samples.
+    n_samples, alphabet_size : int
+        m and N.
+    radius : float
+        ``beta*(delta)`` of eq. (7) of 003: the l1 radius of the uncertainty ball.
+    design_epsilon : float
+        The eps to design for with respect to the estimate (nan when the target cannot be met).
+    method : str
+        ``"general"`` (eq. (13) of 003), ``"first-region"`` (Theorem 4 of 003 with k = 1) or
+        ``"none"`` when the target cannot be met.
+    explanation : str
+        Why the target cannot be met and how many samples would be needed ("" when feasible).
+    prior_estimate : numpy.ndarray or None
+        The estimate the design must use (None when calibrated without one).
+    """
+
+    target_eps: float
+    delta: float
+    n_samples: int
+    alphabet_size: int
+    radius: float
+    design_epsilon: float
+    method: str
+    explanation: str = ""
+    prior_estimate: np.ndarray | None = None
+
+    @property
+    def feasible(self) -> bool:
+        """Whether a design eps was found (otherwise see ``explanation``)."""
+        return self.method != "none"
+
+    def to_dict(self) -> dict:
+        """Plain-Python view for JSON (nan becomes ``None``)."""
+        return jsonable({**dataclasses.asdict(self), "feasible": self.feasible})
+
+    def __str__(self) -> str:
+        head = (
+            f"target: ({self.target_eps:.6f}, {self.delta:.3g})-PML from m = {self.n_samples} "
+            f"samples over N = {self.alphabet_size} symbols\n"
+            f"l1 radius beta*(delta) (eq. (7) of 003): {self.radius:.6f}\n"
+        )
+        if not self.feasible:
+            return head + f"cannot be met: {self.explanation}"
+        return head + f"design eps: {self.design_epsilon:.6f} nats (method: {self.method})"
+
+
+def calibrate(
+    target_eps: float,
+    delta: float,
+    n_samples: int,
+    alphabet_size: int,
+    prior_estimate=None,
+) -> Calibration:
+    """The design eps that yields ``(target_eps, delta)``-PML from ``n_samples`` samples.
+
+    Parameters
+    ----------
+    target_eps : float
+        Required eps-PML level for the true prior, > 0.
+    delta : float
+        Allowed failure probability of the estimate, in (0, 1).
+    n_samples : int
+        m, the number of samples behind the estimate (eq. (3) of 003).
+    alphabet_size : int
+        N, the number of input symbols (>= 2).
+    prior_estimate : (N,) array_like, optional
+        The empirical estimate. With it, the ball must stay inside the simplex
+        (``beta < 2 min estimate``, Proposition 2 of 003) and the first-region case of Theorem 4
+        is tried: design eps ``d`` with ``e^d = e^T (2 p_min + beta) / (2 p_min + beta e^T)``,
+        valid when d lies in the estimate's first privacy region; it is used when it is larger
+        than the general one.
+
+    Returns
+    -------
+    Calibration
+        ``design_epsilon`` from eq. (13) of 003, ``log(e^T / (1 + (beta/2) e^T))`` with
+        ``beta = l1_radius(n_samples, alphabet_size, delta)`` (method ``"general"``) or the
+        first-region value. A mechanism that is ``design_epsilon``-PML for the estimate is then
+        ``target_eps``-PML for the true prior with probability >= 1 - delta. When no positive
+        design eps exists the result has ``method="none"``, ``design_epsilon=nan`` and an
+        explanation stating the number of samples needed. Without ``prior_estimate`` the
+        caller must still check ``radius < 2 min(estimate)`` before designing (Proposition 2 of
+        003); :func:`calibrate_from_samples` does this.
+
+    Examples
+    --------
+    >>> cal = calibrate(1.0, 1e-6, 10_000, 4)
+    >>> cal.method, round(cal.radius, 6), round(cal.design_epsilon, 6)
+    ('general', 0.057366, 0.924921)
+    """
+    target = as_positive(target_eps, "target_eps")
+    delta = as_open_probability(delta, "delta")
+    m = as_int(n_samples, "n_samples", minimum=1)
+    size = as_int(alphabet_size, "alphabet_size", minimum=2)
+    estimate = None if prior_estimate is None else as_prior(prior_estimate, "prior_estimate", size)
+    beta = l1_radius(m, size, delta)
+    result = {
+        "target_eps": target, "delta": delta, "n_samples": m, "alphabet_size": size,
+        "radius": beta, "prior_estimate": estimate,
+    }  # fmt: skip
+    candidates = {}
+    if estimate is None or beta < 2.0 * estimate.min():
+        general = _general_design(target, beta)
+        if general > 0:
+            candidates["general"] = general
+        first = None if estimate is None else _first_region_design(target, beta, estimate)
+        if first is not None:
+            candidates["first-region"] = first
+    if not candidates:
+        why = _explain(target, beta, delta, size, estimate)
+        return Calibration(design_epsilon=math.nan, method="none", explanation=why, **result)
+    method = max(candidates, key=candidates.get)
+    design = candidates[method]
+    return Calibration(design_epsilon=design, method=method, **result)
+
+
+def calibrate_from_samples(samples, target_eps: float, delta: float, alphabet_size: int):
+    """Estimate the prior from integer samples (eq. (3) of 003) and :func:`calibrate` with it.
+
+    Every symbol must occur (PML needs a full-support estimate, see :func:`empirical_prior`).
+    The returned :class:`Calibration` carries the estimate in ``prior_estimate``.
+
+    Examples
+    --------
+    >>> cal = calibrate_from_samples([0, 1, 1, 0] * 5000, 0.5, 1e-6, 2)
+    >>> cal.prior_estimate.tolist(), cal.method
+    ([0.5, 0.5], 'first-region')
+    """
+    estimate = empirical_prior(samples, alphabet_size)
+    return calibrate(target_eps, delta, len(samples), alphabet_size, prior_estimate=estimate)
+
+
+def _general_design(target: float, beta: float) -> float:
+    """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8)."""
+    return target - math.log1p(0.5 * beta * math.exp(target))
+
+
+def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> float | None:
+    """Invert Theorem 4's k = 1 bound: ``d - log(1 - (beta/2)(e^d - 1)/p) = T`` for d.
+
+    ``e^d = e^T (2p + beta) / (2p + beta e^T)``; None when d is outside the estimate's first
+    privacy region (Definition 4 of 003), where the k = 1 bound does not apply.
+    """
+    p_min = float(estimate.min())
+    design = target + math.log(2.0 * p_min + beta) - math.log(2.0 * p_min + beta * math.exp(target))
+    return design if design < _region_thresholds(estimate)[1] else None
+
+
+def _explain(target: float, beta: float, delta: float, size: int, estimate) -> str:
+    """Why no positive design eps exists, with the number of samples that would suffice."""
+    log_term = log_subset_count(size) - math.log(delta)
+    limits = {"eq. (13) of 003 gives a design eps > 0 only for": 2.0 * -math.expm1(-target)}
+    if estimate is not None:
+        limits["the ball must stay in the simplex (Proposition 2 of 003):"] = 2 * estimate.min()
+    rules = "; ".join(
+        f"{rule} radius < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
+    )
+    needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
+    same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
+    return (
+        f"the l1 radius beta*(delta) = {beta:.6g} is too large: {rules}; at least {needed} "
+        f"samples are needed for delta = {delta:.3g} and N = {size}{same}"
+    )
