@@ -22,7 +22,7 @@ from scipy.optimize import linprog
 import pmldesign.design.pricing as pricing
 import pmldesign.design.two_level as two_level
 from pmldesign import InvalidInputError
-from pmldesign.design import maximize_mutual_information
+from pmldesign.design import maximize_mutual_information, randomized_response
 from pmldesign.design.pricing import CappedFamily
 from pmldesign.design.two_level import LdpFamily
 from pmldesign.leakage import epsilon_min, ldp_epsilon, mutual_information
@@ -254,6 +254,20 @@ def test_ldp_matches_vertex_enumeration(prior, eps):
     assert result.utility == pytest.approx(_brute(prior, eps, ldp=True), abs=1e-9)
     _check_raw(result, prior, eps, ldp=True)
     assert result.utility <= maximize_mutual_information(prior, eps).utility + 1e-9
+
+
+@settings(max_examples=30, deadline=None)
+@given(priors, st.floats(0.0, 1.0))
+def test_beats_randomized_response_calibrated_to_pml(prior, fraction):
+    """RR with e^delta = e^eps (1 - p_min) / (1 - e^eps p_min) is eps-PML (notes Sec. 5)."""
+    eps_max = -math.log(prior.min())
+    eps = fraction * 0.999 * eps_max
+    c = math.exp(eps)
+    delta = math.log(c * (1 - prior.min()) / (1 - c * prior.min()))
+    rr = randomized_response(prior.size, delta)
+    assert epsilon_min(rr, prior) <= eps + 1e-9
+    assert maximize_mutual_information(prior, eps).utility >= mutual_information(rr,
+                                                                                 prior) - 1e-12
 
 
 def test_robust_example_of_issue_beats_inner_approximation():
