@@ -330,17 +330,18 @@ def test_robust_search_path_keeps_a_valid_bound(prior, eps, fraction):
     _check_raw(result, prior, eps, radius=radius)
 
 
-def _max_reduced_cost(prior, cap, duals) -> float:
-    """Brute force over every (free coordinate, capped set) vertex."""
+def _max_reduced_cost(prior, cap, duals, lower=0.0) -> float:
+    """Brute force over every (free coordinate, capped set) vertex of [lower, cap]^N."""
     n, best = prior.size, -math.inf
     for free in range(n):
         for k in range(n):
             for subset in itertools.combinations([x for x in range(n) if x != free], k):
-                rest = 1 - cap * prior[list(subset)].sum()
-                if -1e-12 <= rest <= cap * prior[free] + 1e-12:
-                    g = np.zeros(n)
-                    g[list(subset)] = cap
-                    g[free] = max(rest, 0.0) / prior[free]
+                g = np.full(n, lower)
+                g[list(subset)] = cap
+                g[free] = 0.0
+                rest = 1 - prior @ g
+                if lower * prior[free] - 1e-12 <= rest <= cap * prior[free] + 1e-12:
+                    g[free] = max(rest / prior[free], lower)
                     with np.errstate(divide="ignore", invalid="ignore"):
                         mu = np.sum(np.where(g > 0, prior * g * np.log(np.where(g > 0, g, 1)),
                                              0))
@@ -363,6 +364,20 @@ def test_capped_pricing_bounds_for_arbitrary_duals(prior, eps, seed):
     assert full.bound == pytest.approx(truth, abs=1e-10)
     assert family.price(duals, math.inf, -math.inf, 4, False).bound >= truth - 1e-12
     assert family.price(duals, 0.0, -math.inf, 4, True).bound >= truth - 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(priors, st.floats(1.05, 3.0), st.floats(0.0, 0.95), st.integers(0, 2**31 - 1))
+def test_box_pricing_with_a_lower_level(prior, cap, fraction, seed):
+    """The boxes [lower, cap]^N that cover the robust lift set: same guarantees."""
+    lower = fraction  # < 1 <= cap, so <P, g> = 1 is reachable
+    duals = np.random.default_rng(seed).normal(0, 1, prior.size) * prior
+    truth = _max_reduced_cost(prior, cap, duals, lower)
+    family = CappedFamily(prior, cap, lower)
+    full = family.price(duals, math.inf, -math.inf, 10**9, True)
+    assert full.bound == pytest.approx(truth, abs=1e-10)
+    assert family.price(duals, math.inf, -math.inf, 4, False).bound >= truth - 1e-12
+    assert family.initial().shape[0] == 0 or abs(prior @ family.initial()[0] - 1) < 1e-12
 
 
 @settings(max_examples=40, deadline=None)

@@ -158,7 +158,10 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
 
 
 class CappedFamily:
-    """Vertices of the lift polytope ``{g in [0, cap]^N : <P, g> = 1}`` (notes Sec. 4).
+    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (notes Sec. 4).
+
+    ``lower = 0`` except for the boxes that cover the robust lift set (:mod:`.two_level`); the
+    vertices put a set at the cap, one free input in between and the rest at ``lower``.
 
     ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, notes Sec. 2),
     and ``cap = e^eps'`` with eps' of eq. (13) of 003 for the part of the robust polytope whose
@@ -173,13 +176,15 @@ class CappedFamily:
     (4, 4)
     """
 
-    def __init__(self, prior: np.ndarray, cap: float) -> None:
+    def __init__(self, prior: np.ndarray, cap: float, lower: float = 0.0) -> None:
         self.prior = prior
         self.cap = cap
+        self.lower = lower
         self.log_cap = math.log(cap)
-        self.weight = cap * prior
+        self.weight = (cap - lower) * prior
         self.n = prior.size
-        self._table = self._enumerate() if self.n <= ENUMERATION_LIMIT else None
+        small = self.n <= ENUMERATION_LIMIT and lower == 0.0
+        self._table = self._enumerate() if small else None
 
     @property
     def enumerated(self) -> bool:
@@ -206,21 +211,26 @@ class CappedFamily:
         return {"sub": sub, "free": free, "budget": budget, "constant": constant}
 
     def vertex(self, members: np.ndarray, free: int, budget: float) -> np.ndarray:
-        """The vertex with ``members`` at the cap and budget ``budget`` on input ``free``."""
-        column = np.where(members, self.cap, 0.0)
-        column[free] = min(max(budget, 0.0), self.weight[free]) / self.prior[free]
+        """The vertex with ``members`` at the cap, the others at ``lower`` and the extra budget
+        ``budget`` on input ``free``."""
+        column = np.where(members, self.cap, self.lower)
+        column[free] += min(max(budget, 0.0), self.weight[free]) / self.prior[free]
         return column
 
     def initial(self) -> np.ndarray:
         """A few vertices to seed the master LP: the greedy fill in order of decreasing P."""
         order = np.argsort(-self.prior, kind="stable")
         load = np.cumsum(self.weight[order])
-        k = int(np.searchsorted(load, 1.0 - _TOL))
+        k = int(np.searchsorted(load, 1.0 - self.lower - _TOL))
         if k >= self.n:
             return np.zeros((0, self.n))
         members = np.zeros(self.n, bool)
         members[order[:k]] = True
-        return self.vertex(members, int(order[k]), 1.0 - self.weight[members].sum())[None, :]
+        return self.vertex(members, int(order[k]), self.room_left(members))[None, :]
+
+    def room_left(self, members: np.ndarray) -> float:
+        """Budget left for the free input once ``members`` sit at the cap."""
+        return 1.0 - self.lower - self.weight[members].sum()
 
     def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
               exhaustive: bool) -> Priced:
@@ -239,7 +249,7 @@ class CappedFamily:
         nodes = [search.evaluate(*root) for root in roots]
         bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
         starts = [(pos, node.column()) for pos, node in enumerate(nodes)
-                  if node is not None and node.column is not None]
+                  if keep and node is not None and node.column is not None]
         improved = [search.improve(pos, column) for pos, column in starts]
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
@@ -264,28 +274,37 @@ class CappedFamily:
 
 
 class _CappedSearch:
-    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio)."""
+    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio).
+
+    Budget form ``b_x = P(x) g(x)`` (module docstring): every input starts at ``lower`` with
+    reduced cost ``P lower log lower - a lower``; raising it to the cap gains ``value`` for
+    ``weight = P (cap - lower)`` of budget.
+    """
 
     def __init__(self, family: CappedFamily, duals: np.ndarray) -> None:
-        ratio = family.log_cap - duals / family.prior  # value per unit of budget at the cap
+        low = family.prior * xlogy(family.lower, family.lower) - duals * family.lower
+        high = family.prior * family.cap * family.log_cap - duals * family.cap
         self.family = family
-        self.order = np.argsort(-ratio, kind="stable")
+        self.order = np.argsort(-(high - low) / family.weight, kind="stable")
         self.weight = family.weight[self.order]
-        self.value = (family.weight * ratio)[self.order]
+        self.value = (high - low)[self.order]
+        self.low = low[self.order]
+        self.start = float(low.sum())
         self.prior = family.prior[self.order]
         self.duals = duals[self.order]
 
     def _free_term(self, pos: int, budget: np.ndarray) -> np.ndarray:
-        return (xlogy(budget, budget / self.prior[pos])
-                - budget * self.duals[pos] / self.prior[pos])
+        mass = self.family.lower * self.prior[pos] + budget
+        return (xlogy(mass, mass / self.prior[pos]) - mass * self.duals[pos] / self.prior[pos]
+                - self.low[pos])
 
     def evaluate(self, pos: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> NodeEval | None:
         """Node with free coordinate ``pos`` (sorted index): exact max of its relaxation."""
         undecided = ~(fixed_in | fixed_out)
         undecided[pos] = False
         idx = np.flatnonzero(undecided)
-        room = 1.0 - self.weight[fixed_in].sum()
-        base = self.value[fixed_in].sum()
+        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
+        base = self.start + self.value[fixed_in].sum()
         load = np.concatenate(([0.0], np.cumsum(self.weight[idx])))
         gain = np.concatenate(([0.0], np.cumsum(self.value[idx])))
         cap_budget = self.weight[pos]
@@ -320,15 +339,16 @@ class _CappedSearch:
         members[self.order[fixed_in]] = True
         members[self.order[chosen]] = True
         free = int(self.order[pos])
-        return self.family.vertex(members, free, 1.0 - self.family.weight[members].sum())
+        return self.family.vertex(members, free, self.family.room_left(members))
 
     def improve(self, pos: int, column: np.ndarray, rounds: int = 4) -> tuple[float, np.ndarray]:
         """Local search from a vertex with free coordinate ``pos``: best single add, drop or
         swap of a capped input (the free budget absorbs the change), repeated while it gains."""
         members = (column == self.family.cap)[self.order]
         members[pos] = False
-        budget = 1.0 - self.weight[members].sum()
-        value = float(self.value[members].sum() + self._free_term(pos, np.array(budget)))
+        budget = 1.0 - self.family.lower - self.weight[members].sum()
+        value = float(self.start + self.value[members].sum()
+                      + self._free_term(pos, np.array(budget)))
         for _ in range(rounds):
             inside = np.flatnonzero(members)
             outside = np.flatnonzero(~members)
@@ -343,7 +363,7 @@ class _CappedSearch:
             gains = np.where(ok, add_v[None, :] - drop_v[:, None]
                              + self._free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
             i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
-            candidate = float(self.value[members].sum() + gains[i, j])
+            candidate = float(self.start + self.value[members].sum() + gains[i, j])
             if candidate <= value + _TOL:
                 break
             if i:

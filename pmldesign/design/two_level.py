@@ -38,6 +38,8 @@ from .pricing import (
 
 #: Largest N whose 2^N two-level vectors are enumerated outright.
 TWO_LEVEL_ENUMERATION_LIMIT = 20
+#: Boxes covering the robust lift set for the bound beyond that limit.
+ROBUST_BOXES = 8
 
 
 class TwoLevelFamily:
@@ -174,24 +176,39 @@ class LdpFamily(TwoLevelFamily):
 class RobustTwoLevelFamily(TwoLevelFamily):
     """Two-level vertices of the robust lift set of Proposition 2 of 003 (module docstring).
 
-    Beyond the enumeration limit only a certified but loose bound is available: since
-    ``min g <= <P^, g> = 1``, every robust column has ``max g <= c' (1 + beta / 2)``, so it lies in
-    the capped polytope at that cap, whose root relaxation bounds the reduced cost.
+    Beyond the enumeration limit the bound comes from boxes that cover the whole robust lift
+    set: a column with ``m = min g`` in ``[m_a, m_b]`` lies in ``[m_a, U(m_b)]^N`` with
+    ``U(m) = c' (1 + beta m / 2)`` increasing, and ``m <= <P^, g> = 1``; each box is priced like
+    the capped polytope (:class:`~pmldesign.design.pricing.CappedFamily` with a lower level).
+    Box vertices that happen to be robust-feasible are offered as columns too.
     """
 
     def __init__(self, prior: np.ndarray, eps: float, radius: float) -> None:
         self.c_prime = math.exp(eps) / (1.0 + 0.5 * radius * math.exp(eps))  # eq. (13) of 003
         self.radius = radius
-        outer = prior.size > TWO_LEVEL_ENUMERATION_LIMIT
-        self._outer = CappedFamily(prior, self.c_prime * (1 + 0.5 * radius)) if outer else None
+        self._boxes = []
+        if prior.size > TWO_LEVEL_ENUMERATION_LIMIT:
+            edges = np.linspace(0.0, 1.0, ROBUST_BOXES + 1)
+            self._boxes = [CappedFamily(prior, self._upper(high), low)
+                           for low, high in zip(edges[:-1], edges[1:], strict=True)]
         super().__init__(prior)
+
+    def _upper(self, low: float) -> float:
+        """Largest entry allowed when the smallest is ``low`` (Appendix D of 003)."""
+        return self.c_prime * (1.0 + 0.5 * self.radius * low)
 
     def levels(self, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cp, half = self.c_prime, 0.5 * self.radius
         low = (1.0 - cp * mass) / (1.0 - mass + cp * half * mass)
-        return low, cp * (1.0 + half * low)
+        return low, self._upper(low)
 
     def _search(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
                 exhaustive: bool) -> Priced:
-        bound = self._outer.price(duals, deadline, math.inf, 0, False).bound
-        return Priced(self._prefixes(duals, floor, keep), bound)
+        columns = [self._prefixes(duals, floor, keep)]
+        bound = -math.inf
+        for box in self._boxes:
+            priced = box.price(duals, deadline, floor, keep if exhaustive else 0, exhaustive)
+            bound = max(bound, priced.bound)
+            found = priced.columns
+            columns.append(found[found.max(axis=1) <= self._upper(found.min(axis=1))])
+        return Priced(np.vstack(columns), bound)
