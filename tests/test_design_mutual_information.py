@@ -330,6 +330,20 @@ def test_robust_search_path_keeps_a_valid_bound(prior, eps, fraction):
     _check_raw(result, prior, eps, radius=radius)
 
 
+@pytest.mark.parametrize(("prior", "eps", "radius"), [
+    ((.5, .5), 0.01, 0.9),  # e^eps' < 1: only two-level columns, some boxes empty
+    ((.4, .3, .2, .1), 0.05, 0.19),
+    ((.4, .3, .2, .1), 0.3, 0.1),
+])
+def test_robust_small_eps_search_path(prior, eps, radius, no_enumeration):
+    prior = np.array(prior)
+    optimum = _brute(prior, eps, radius=radius)
+    result = maximize_mutual_information(prior, eps, radius=radius)
+    assert result.utility == pytest.approx(optimum, abs=1e-9)
+    assert result.upper_bound >= optimum - 1e-12
+    _check_raw(result, prior, eps, radius=radius)
+
+
 def _max_reduced_cost(prior, cap, duals, lower=0.0) -> float:
     """Brute force over every (free coordinate, capped set) vertex of [lower, cap]^N."""
     n, best = prior.size, -math.inf

@@ -193,8 +193,10 @@ class RobustTwoLevelFamily(TwoLevelFamily):
         self._boxes = []
         if prior.size > TWO_LEVEL_ENUMERATION_LIMIT:
             edges = np.linspace(0.0, 1.0, ROBUST_BOXES + 1)
+            # a box with U(m_b) < 1 holds no column (max g >= <P^, g> = 1): skipped
             self._boxes = [CappedFamily(prior, self._upper(high), low)
-                           for low, high in zip(edges[:-1], edges[1:], strict=True)]
+                           for low, high in zip(edges[:-1], edges[1:], strict=True)
+                           if self._upper(high) >= 1.0]
         super().__init__(prior)
 
     def _upper(self, low: float) -> float:
