@@ -12,12 +12,14 @@ from .design import (
     Comparison,
     Contender,
     DesignResult,
+    MIResult,
     binary_mechanism,
     compare,
     design,
     design_ldp,
     extremal_mechanism,
     ldp_polytope,
+    maximize_mutual_information,
     pml_polytope,
     randomized_response,
     rr_for_pml,
@@ -53,8 +55,9 @@ from .uncertainty import (
 __version__ = "0.1.0"
 
 #: Subpackages imported on first attribute access (``pml.linear``), so ``import pmldesign``
-#: and ``pmldesign --help`` stay fast.
-_LAZY_SUBPACKAGES = ("additive", "data", "design", "experiments", "linear", "uncertainty")
+#: and ``pmldesign --help`` stay fast. (``pml.design`` is the function; the subpackage is
+#: ``pmldesign.design`` via ``from pmldesign.design import ...``.)
+_LAZY_SUBPACKAGES = ("additive", "data", "experiments", "linear", "uncertainty")
 
 
 def __getattr__(name: str):
@@ -73,6 +76,7 @@ __all__ = [
     "Contender",
     "DesignResult",
     "InvalidInputError",
+    "MIResult",
     "PMLError",
     "SolverError",
     "binary_mechanism",
@@ -95,6 +99,7 @@ __all__ = [
     "leakage_capacity",
     "leakage_sensitivity",
     "lipschitz_bound",
+    "maximize_mutual_information",
     "mutual_information",
     "output_distribution",
     "pml_polytope",

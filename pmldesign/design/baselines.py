@@ -58,7 +58,7 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     likely symbol, equals ``eps`` (notes Sec. 5); with ``radius`` beta, the largest whose
     leakage capacity over ``B_beta(prior)`` (Definition 5 of 003) is ``eps``. The identity once
     ``eps >= -log(p_min - beta/2)``. The result is re-certified with no slack: if rounding
-    puts the leakage above eps, the LDP parameter is lowered by a few ulps.
+    puts the leakage above eps, the LDP parameter is lowered by a relative 1e-15, 2e-15, ...
 
     Parameters
     ----------
@@ -85,11 +85,12 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     beta = as_radius(radius, vector)
     ldp = rr_ldp_for_pml(vector, eps, beta)
     mechanism = randomized_response(vector.shape[0], ldp)
-    for _ in range(64):
+    exact = ldp
+    for step in range(48):
         # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
         # rounding, and there is nothing more private to move to.
         if math.isinf(ldp) or ldp == 0 or _capacity(mechanism, vector, beta) <= eps:
             return mechanism
-        ldp = max(0.0, ldp * (1.0 - 4e-16) - 5e-324)  # toward more privacy
+        ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
         mechanism = randomized_response(vector.shape[0], ldp)
     raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")

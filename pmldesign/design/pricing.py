@@ -1,0 +1,374 @@
+"""Pricing for the mutual-information column generation: vertices of the capped lift polytope.
+
+The MI-optimal mechanism is a linear program over *lift vectors* ``g = P(.|y) / P_Y(y)``
+(extremal-mechanisms notes, Sec. 4): maximise ``sum_g theta_g mu(g)`` subject to
+``sum_g theta_g g = 1`` and ``theta >= 0``, with ``mu(g) = sum_x P(x) g(x) log g(x)`` (notes
+Sec. 1, MI on a lift vector). Given the duals ``a`` of the restricted LP, *pricing* finds the
+vertex maximising the reduced cost ``mu(g) - a . g``.
+
+For a known prior (notes Sec. 4, Lemma 1 of the extremal paper) the column set is the lift
+polytope ``{g in [0, cap]^N : <P, g> = 1}``; its vertices put a set ``S`` at the cap, one free
+coordinate ``x*`` at ``(1 - cap P(S)) / P(x*)`` and the rest at 0. In budget form
+``b_x = P(x) g(x)`` a capped input contributes the constant ``w_x (log cap - a_x / P_x)`` with
+weight ``w_x = cap P(x)``, and the free input the convex term
+``r log(r / P(x*)) - r a(x*) / P(x*)`` of its budget ``r = 1 - w(S)``: a knapsack with a convex
+end piece. It is solved exactly by enumeration for small N, and otherwise by a best-first
+branch and bound whose node bound keeps the free coordinate's convex term exact and relaxes the
+others to a fractional knapsack (the maximum of that relaxation sits at a knapsack breakpoint,
+which is a true vertex, or at an end of the free budget's range, where one other input is
+fractional and is branched on).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+#: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
+ENUMERATION_LIMIT = 20
+_TOL = 1e-12
+
+
+def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x log y`` with ``0 log y = 0`` (numpy only, so importing pmldesign stays fast)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    positive = x > 0
+    return np.where(positive, x * np.log(np.where(positive, y, 1.0)), 0.0)
+
+
+def lift_utility(prior: np.ndarray, lifts: np.ndarray) -> np.ndarray:
+    """``mu(g) = sum_x P(x) g(x) log g(x)`` for each row ``g`` of ``lifts`` (notes Sec. 1).
+
+    Examples
+    --------
+    >>> float(lift_utility(np.array([.5, .5]), np.array([[2.0, 0.0]]))[0])  # log 2
+    0.6931471805599453
+    """
+    return xlogy(lifts, lifts) @ prior
+
+
+def subset_sums(values: np.ndarray) -> np.ndarray:
+    """``sums[m] = sum of values[i] over the bits i of m`` for every ``m < 2^len(values)``.
+
+    Examples
+    --------
+    >>> subset_sums(np.array([1.0, 10.0]))
+    array([ 0.,  1., 10., 11.])
+    """
+    sums = np.zeros(1)
+    for value in values:
+        sums = np.concatenate((sums, sums + value))
+    return sums
+
+
+def subset_members(masks: np.ndarray, n: int) -> np.ndarray:
+    """Boolean (len(masks), n) membership matrix of the bit masks."""
+    return ((masks[:, None] >> np.arange(n)) & 1).astype(bool)
+
+
+@dataclass(frozen=True)
+class Priced:
+    """Result of one pricing call.
+
+    ``columns`` holds lift vectors (rows) whose reduced cost exceeds the requested floor, best
+    first; ``bound`` is a certified upper bound on the largest reduced cost over the family
+    (``-inf`` for an empty family).
+    """
+
+    columns: np.ndarray
+    bound: float
+
+
+def top_columns(values: np.ndarray, build: Callable[[np.ndarray], np.ndarray], floor: float,
+                keep: int, n: int) -> np.ndarray:
+    """Rows built from the ``keep`` largest ``values`` above ``floor`` (best first)."""
+    good = np.flatnonzero(values > floor)
+    if good.size > keep:
+        good = good[np.argpartition(values[good], -keep)[-keep:]]
+    good = good[np.argsort(-values[good])]
+    return build(good) if good.size else np.zeros((0, n))
+
+
+@dataclass(frozen=True)
+class NodeEval:
+    """A branch-and-bound node: relaxation bound, best vertex inside it (its value and a builder
+    of its lift vector, called only when the vertex is kept), branching position (-1: none)."""
+
+    bound: float
+    value: float
+    column: Callable[[], np.ndarray] | None
+    branch: int
+
+
+def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
+               evaluate: Callable[[int, np.ndarray, np.ndarray], NodeEval | None],
+               deadline: float, floor: float, keep: int, n: int) -> Priced:
+    """Best-first branch and bound over nodes ``(key, fixed_in, fixed_out)``.
+
+    A node whose bound does not exceed ``max(incumbent, floor)`` is dropped, and its bound is
+    remembered: the returned bound is the maximum of the incumbent, every dropped bound and every
+    open bound, so it stays certified when the search stops early (``keep`` columns above
+    ``floor`` found, or the deadline).
+    """
+    heap: list[tuple[float, int, int, np.ndarray, np.ndarray, int]] = []
+    found: list[tuple[float, np.ndarray]] = []
+    counter = itertools.count()
+    state = {"best": -math.inf, "dropped": -math.inf}
+
+    def push(key: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> None:
+        node = evaluate(key, fixed_in, fixed_out)
+        if node is None:
+            return
+        if node.column is not None:
+            state["best"] = max(state["best"], node.value)
+            if node.value > floor:
+                found.append((node.value, node.column()))
+        if node.branch >= 0 and node.bound > max(state["best"], floor) + _TOL:
+            heapq.heappush(heap, (-node.bound, next(counter), key, fixed_in, fixed_out,
+                                  node.branch))
+        else:
+            state["dropped"] = max(state["dropped"], node.bound)
+
+    for key, fixed_in, fixed_out in roots:
+        push(key, fixed_in, fixed_out)
+    while heap and len(found) < keep and time.monotonic() < deadline:
+        if -heap[0][0] <= max(state["best"], floor) + _TOL:
+            state["dropped"] = max(state["dropped"], -heap[0][0])
+            heapq.heappop(heap)
+            continue
+        _, _, key, fixed_in, fixed_out, j = heapq.heappop(heap)
+        grown = fixed_in.copy()
+        grown[j] = True
+        push(key, grown, fixed_out)
+        shrunk = fixed_out.copy()
+        shrunk[j] = True
+        push(key, fixed_in, shrunk)
+    open_bound = max((-item[0] for item in heap), default=-math.inf)
+    bound = max(state["best"], state["dropped"], open_bound)
+    found.sort(key=lambda item: -item[0])
+    columns = np.array([c for _, c in found[:keep]]) if found else np.zeros((0, n))
+    return Priced(columns, bound)
+
+
+class CappedFamily:
+    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (notes Sec. 4).
+
+    ``lower = 0`` except for the boxes that cover the robust lift set (:mod:`.two_level`); the
+    vertices put a set at the cap, one free input in between and the rest at ``lower``.
+
+    ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, notes Sec. 2),
+    and ``cap = e^eps'`` with eps' of eq. (13) of 003 for the part of the robust polytope whose
+    columns have a zero entry (003, discussion after Proposition 2).
+
+    Examples
+    --------
+    First privacy region of Example 1 (notes Sec. 6): the N vertices below are all there is.
+
+    >>> fam = CappedFamily(np.array([.4, .2, .2, .2]), 9 / 8)
+    >>> fam.price(np.zeros(4), math.inf, 0.0, 10, True).columns.shape
+    (4, 4)
+    """
+
+    def __init__(self, prior: np.ndarray, cap: float, lower: float = 0.0) -> None:
+        self.prior = prior
+        self.cap = cap
+        self.lower = lower
+        self.log_cap = math.log(cap)
+        self.weight = (cap - lower) * prior
+        self.n = prior.size
+        small = self.n <= ENUMERATION_LIMIT and lower == 0.0
+        self._table = self._enumerate() if small else None
+
+    @property
+    def enumerated(self) -> bool:
+        """Whether pricing enumerates every vertex."""
+        return self._table is not None
+
+    def _enumerate(self) -> dict[str, np.ndarray]:
+        """Every vertex ``(x*, S, r)`` with ``S`` at the cap and budget ``r`` on ``x*``.
+
+        Valid iff ``e^-eps - P(x*) <= P(S) <= e^-eps`` (notes Sec. 4), i.e. ``0 <= r <= w(x*)``.
+        """
+        n, weight = self.n, self.weight
+        masks = np.arange(2**n)
+        load = subset_sums(weight)
+        subs, frees, budgets = [], [], []
+        for free in range(n):
+            rest = 1.0 - load
+            ok = (((masks >> free) & 1) == 0) & (rest >= -_TOL) & (rest <= weight[free] + _TOL)
+            subs.append(masks[ok])
+            frees.append(np.full(int(ok.sum()), free))
+            budgets.append(np.clip(rest[ok], 0.0, weight[free]))
+        sub, free, budget = (np.concatenate(x) for x in (subs, frees, budgets))
+        constant = self.log_cap * load[sub] + xlogy(budget, budget / self.prior[free])
+        return {"sub": sub, "free": free, "budget": budget, "constant": constant}
+
+    def vertex(self, members: np.ndarray, free: int, budget: float) -> np.ndarray:
+        """The vertex with ``members`` at the cap, the others at ``lower`` and the extra budget
+        ``budget`` on input ``free``."""
+        column = np.where(members, self.cap, self.lower)
+        column[free] += min(max(budget, 0.0), self.weight[free]) / self.prior[free]
+        return column
+
+    def initial(self) -> np.ndarray:
+        """A few vertices to seed the master LP: the greedy fill in order of decreasing P."""
+        order = np.argsort(-self.prior, kind="stable")
+        load = np.cumsum(self.weight[order])
+        k = int(np.searchsorted(load, 1.0 - self.lower - _TOL))
+        if k >= self.n:
+            return np.zeros((0, self.n))
+        members = np.zeros(self.n, bool)
+        members[order[:k]] = True
+        return self.vertex(members, int(order[k]), self.room_left(members))[None, :]
+
+    def room_left(self, members: np.ndarray) -> float:
+        """Budget left for the free input once ``members`` sit at the cap."""
+        return 1.0 - self.lower - self.weight[members].sum()
+
+    def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
+              exhaustive: bool) -> Priced:
+        """Vertices with reduced cost ``mu(g) - duals . g`` above ``floor`` and a bound on it.
+
+        Exact by enumeration for N <= ENUMERATION_LIMIT. Otherwise the root nodes of the
+        branch and bound (one per free coordinate) give the greedy vertices and a certified but
+        loose bound; ``exhaustive`` runs the full search until ``deadline``.
+        """
+        if self._table is not None:
+            return self._price_table(duals, floor, keep)
+        search = _CappedSearch(self, duals)
+        roots = [(pos, np.zeros(self.n, bool), np.zeros(self.n, bool)) for pos in range(self.n)]
+        if exhaustive:
+            return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
+        nodes = [search.evaluate(*root) for root in roots]
+        bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
+        starts = [(pos, node.column()) for pos, node in enumerate(nodes)
+                  if keep and node is not None and node.column is not None]
+        improved = [search.improve(pos, column) for pos, column in starts]
+        values = np.array([value for value, _ in improved])
+        columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
+                              floor, keep, self.n)
+        return Priced(columns, bound)
+
+    def _price_table(self, duals: np.ndarray, floor: float, keep: int) -> Priced:
+        t = self._table
+        if t["sub"].size == 0:
+            return Priced(np.zeros((0, self.n)), -math.inf)
+        dual_sums = subset_sums(duals)
+        reduced = (t["constant"] - self.cap * dual_sums[t["sub"]]
+                   - duals[t["free"]] * t["budget"] / self.prior[t["free"]])
+
+        def build(idx: np.ndarray) -> np.ndarray:
+            members = subset_members(t["sub"][idx], self.n)
+            return np.array([self.vertex(m, int(f), float(b))
+                             for m, f, b in zip(members, t["free"][idx], t["budget"][idx],
+                                                 strict=True)])
+
+        return Priced(top_columns(reduced, build, floor, keep, self.n), float(reduced.max()))
+
+
+class _CappedSearch:
+    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio).
+
+    Budget form ``b_x = P(x) g(x)`` (module docstring): every input starts at ``lower`` with
+    reduced cost ``P lower log lower - a lower``; raising it to the cap gains ``value`` for
+    ``weight = P (cap - lower)`` of budget.
+    """
+
+    def __init__(self, family: CappedFamily, duals: np.ndarray) -> None:
+        low = family.prior * xlogy(family.lower, family.lower) - duals * family.lower
+        high = family.prior * family.cap * family.log_cap - duals * family.cap
+        self.family = family
+        self.order = np.argsort(-(high - low) / family.weight, kind="stable")
+        self.weight = family.weight[self.order]
+        self.value = (high - low)[self.order]
+        self.low = low[self.order]
+        self.start = float(low.sum())
+        self.prior = family.prior[self.order]
+        self.duals = duals[self.order]
+
+    def _free_term(self, pos: int, budget: np.ndarray) -> np.ndarray:
+        mass = self.family.lower * self.prior[pos] + budget
+        return (xlogy(mass, mass / self.prior[pos]) - mass * self.duals[pos] / self.prior[pos]
+                - self.low[pos])
+
+    def evaluate(self, pos: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> NodeEval | None:
+        """Node with free coordinate ``pos`` (sorted index): exact max of its relaxation."""
+        undecided = ~(fixed_in | fixed_out)
+        undecided[pos] = False
+        idx = np.flatnonzero(undecided)
+        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
+        base = self.start + self.value[fixed_in].sum()
+        load = np.concatenate(([0.0], np.cumsum(self.weight[idx])))
+        gain = np.concatenate(([0.0], np.cumsum(self.value[idx])))
+        cap_budget = self.weight[pos]
+        low, high = max(0.0, room - load[-1]), min(cap_budget, room)
+        if low > high + _TOL:
+            return None
+        # breakpoints of the knapsack (vertices) and the two ends of the free budget's range
+        budgets = room - load
+        ks = np.flatnonzero((budgets >= low - _TOL) & (budgets <= high + _TOL))
+        ends = np.concatenate((budgets[ks], (low, high)))
+        terms = self._free_term(pos, np.clip(ends, 0, cap_budget))
+        value, column = -math.inf, None
+        if ks.size:
+            values = base + gain[ks] + terms[:-2]
+            best = int(np.argmax(values))
+            value = float(values[best])
+            column = partial(self._column, pos, fixed_in, idx[: ks[best]])
+        bound, branch = value, -1
+        for budget, term in zip((low, high), terms[-2:], strict=True):
+            fill = room - budget
+            k = int(np.searchsorted(load, fill, side="right")) - 1
+            if k >= idx.size or fill - load[k] <= _TOL:
+                continue  # the fill ends on a breakpoint: a vertex, already counted
+            frac = (fill - load[k]) / self.weight[idx[k]]
+            relaxed = float(base + gain[k] + frac * self.value[idx[k]] + term)
+            if relaxed > bound:
+                bound, branch = relaxed, int(idx[k])
+        return NodeEval(bound, value, column, branch)
+
+    def _column(self, pos: int, fixed_in: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        members = np.zeros(self.order.size, bool)
+        members[self.order[fixed_in]] = True
+        members[self.order[chosen]] = True
+        free = int(self.order[pos])
+        return self.family.vertex(members, free, self.family.room_left(members))
+
+    def improve(self, pos: int, column: np.ndarray, rounds: int = 4) -> tuple[float, np.ndarray]:
+        """Local search from a vertex with free coordinate ``pos``: best single add, drop or
+        swap of a capped input (the free budget absorbs the change), repeated while it gains."""
+        members = (column == self.family.cap)[self.order]
+        members[pos] = False
+        budget = 1.0 - self.family.lower - self.weight[members].sum()
+        value = float(self.start + self.value[members].sum()
+                      + self._free_term(pos, np.array(budget)))
+        for _ in range(rounds):
+            inside = np.flatnonzero(members)
+            outside = np.flatnonzero(~members)
+            outside = outside[outside != pos]
+            # rows: drop nothing or one inside input; columns: add nothing or one outside input
+            drop_w = np.concatenate(([0.0], self.weight[inside]))
+            drop_v = np.concatenate(([0.0], self.value[inside]))
+            add_w = np.concatenate(([0.0], self.weight[outside]))
+            add_v = np.concatenate(([0.0], self.value[outside]))
+            moved = budget + drop_w[:, None] - add_w[None, :]
+            ok = (moved >= 0.0) & (moved <= self.weight[pos])
+            gains = np.where(ok, add_v[None, :] - drop_v[:, None]
+                             + self._free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
+            i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
+            candidate = float(self.start + self.value[members].sum() + gains[i, j])
+            if candidate <= value + _TOL:
+                break
+            if i:
+                members[inside[i - 1]] = False
+            if j:
+                members[outside[j - 1]] = True
+            budget, value = float(moved[i, j]), candidate
+        return value, self._column(pos, members, np.zeros(0, int))
