@@ -116,3 +116,39 @@ def test_certify_radius_and_samples(example_files, tmp_path):
 def test_certify_needs_prior_or_samples(example_files):
     proc = run("certify", str(example_files["csv"]), check_code=2)
     assert proc.stderr.startswith("error: ")
+
+
+def test_design_from_samples_end_to_end(tmp_path):
+    samples = tmp_path / "data.csv"
+    rng = np.random.default_rng(3)
+    np.savetxt(samples, rng.choice(4, size=20_000, p=[0.4, 0.3, 0.2, 0.1]), fmt="%d")
+    out_csv = tmp_path / "mech.csv"
+    data = json.loads(run("design", "--samples", str(samples), "--target-eps", "1",
+                          "--delta", "1e-6", "-o", str(out_csv), "--json").stdout)
+    beta = math.sqrt(2 / 20_000 * (math.log(2**4 - 2) - math.log(1e-6)))  # eq. (7) of 003
+    assert data["radius"] == pytest.approx(beta, rel=1e-12)
+    assert data["guarantee"]["eps"] <= 1.0 and data["guarantee"]["delta"] == 1e-6
+    mech = np.loadtxt(out_csv, delimiter=",")
+    import pmldesign as pml
+
+    estimate = np.bincount(np.loadtxt(samples, dtype=int), minlength=4) / 20_000
+    # eps-PML for every extreme prior of the ball, with no slack
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                q = estimate.copy()
+                q[i] += beta / 2
+                q[j] -= beta / 2
+                assert pml.epsilon_min(mech, q) <= 1.0
+    comparison = data["comparison"]
+    assert comparison["optimal PML"]["utility"] >= comparison["randomized response"]["utility"]
+    assert comparison["optimal PML"]["utility"] >= comparison["optimal LDP"]["utility"]
+    assert comparison["randomized response"]["pml_epsilon"] <= 1.0
+
+
+def test_design_from_samples_too_few_samples_is_exit_2(tmp_path):
+    samples = tmp_path / "data.csv"
+    np.savetxt(samples, np.array([0, 1, 2, 3] * 5), fmt="%d")
+    proc = run("design", "--samples", str(samples), "--target-eps", "1", "--delta", "1e-6",
+               check_code=2)
+    assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1

@@ -25,10 +25,18 @@ def _inputs(prior: str, gain: str | None):
 
 
 @click.command("design")
-@click.option("--prior", required=True, help="Prior (or estimate P^): comma-separated or a file.")
-@click.option("--eps", required=True, type=float, help="PML budget eps (nats).")
+@click.option("--prior", default=None, help="Prior (or estimate P^): comma-separated or a file.")
+@click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=float,
               help="l1 radius beta: eps-PML for every prior within beta of --prior.")
+@click.option("--samples", default=None, type=click.Path(dir_okay=False),
+              help="File of integer symbols 0..N-1: estimate the prior (instead of --prior).")
+@click.option("--target-eps", default=None, type=float,
+              help="With --samples: the eps of the (eps, delta)-PML target.")
+@click.option("--delta", default=None, type=float,
+              help="With --samples: failure probability of the (eps, delta)-PML target.")
+@click.option("--alphabet", default=None, type=int,
+              help="With --samples: alphabet size N (default: largest symbol + 1).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
 @click.option("--utility", default=None, type=_UTILITY,
@@ -37,19 +45,43 @@ def _inputs(prior: str, gain: str | None):
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Write the mechanism as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def design_command(prior, eps, radius, gain, utility, time_limit, output, as_json) -> None:
-    """Optimal eps-PML mechanism for a prior (or for an l1 ball of priors).
+def design_command(prior, eps, radius, samples, target_eps, delta, alphabet, gain, utility,
+                   time_limit, output, as_json) -> None:
+    """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
-    Example: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 --radius 0.05
+    Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
+
+    From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
+    prior (eq. (3) of 003), takes the l1 radius beta*(delta) of eq. (7), designs the optimal
+    mechanism over the ball (Proposition 2 of 003), certifies the (eps, delta)-PML guarantee
+    and compares it with randomized response and optimal LDP at the same guarantee.
     """
+    if samples is not None:
+        if prior is not None or eps is not None or radius:
+            raise click.UsageError("--samples replaces --prior, --eps and --radius")
+        if target_eps is None or delta is None:
+            raise click.UsageError("--samples needs --target-eps and --delta")
+        _design_from_samples(samples, target_eps, delta, alphabet, gain, utility, time_limit,
+                             output, as_json)
+        return
+    if prior is None or eps is None:
+        raise click.UsageError("give --prior and --eps, or --samples with --target-eps and --delta")
     from ..design import design
 
     vector, matrix = _inputs(prior, gain)
     result = design(vector, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
-    if output:
-        np.savetxt(output, result.mechanism, delimiter=",", fmt="%.17g")
-    summary = {
+    _save(result.mechanism, output)
+    summary = _summary(result)
+    if as_json:
+        _io.print_json({"eps": eps, "radius": radius, "mechanism": result.mechanism, **summary})
+        return
+    _print_design(result, summary, f"Optimal mechanism, eps = {eps:g}, radius = {radius:g}",
+                  output)
+
+
+def _summary(result) -> dict:
+    return {
         "utility": result.utility,
         "upper_bound": result.upper_bound,
         "gap": result.gap,
@@ -59,15 +91,67 @@ def design_command(prior, eps, radius, gain, utility, time_limit, output, as_jso
         "solve_time": result.solve_time,
         "repair_mixing": result.repair,
     }
-    if as_json:
-        _io.print_json({"eps": eps, "radius": radius, "mechanism": result.mechanism, **summary})
-        return
+
+
+def _save(mechanism, output: str | None) -> None:
+    if output:
+        np.savetxt(output, mechanism, delimiter=",", fmt="%.17g")
+
+
+def _print_design(result, summary: dict, title: str, output: str | None) -> None:
     out = _io.console()
     rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
     columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
-    out.print(_io.table(f"Optimal mechanism, eps = {eps:g}, radius = {radius:g}", columns, rows))
+    out.print(_io.table(title, columns, rows))
     cells = [[k, _cell(v)] for k, v in summary.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
+    if output:
+        out.print(f"mechanism written to {output}")
+
+
+def _design_from_samples(samples, target_eps, delta, alphabet, gain, utility, time_limit,
+                         output, as_json) -> None:
+    """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
+    from ..certification import certify
+    from ..design import compare
+    from ..uncertainty import calibrate_from_samples
+
+    data = _io.load_samples(samples)
+    size = alphabet if alphabet is not None else int(data.max()) + 1
+    cal = calibrate_from_samples(data, target_eps, delta, size)
+    if cal.radius >= 2 * cal.prior_estimate.min():
+        raise click.ClickException(cal.explanation)
+    matrix = _io.load_matrix(gain, "--gain") if gain else None
+    result = compare(cal.prior_estimate, target_eps, radius=cal.radius, utility=utility,
+                     gain=matrix, time_limit=time_limit)
+    mechanism = result.optimal_pml.mechanism
+    cert = certify(mechanism, samples=data, delta=delta)
+    _save(mechanism, output)
+    guarantee = {"eps": cert.guarantee[0], "delta": cert.guarantee[1]}
+    if as_json:
+        _io.print_json({
+            "target_eps": target_eps, "delta": delta, "n_samples": cal.n_samples,
+            "alphabet_size": size, "prior_estimate": cal.prior_estimate, "radius": cal.radius,
+            "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
+            "mechanism": mechanism, "guarantee": guarantee, "utility": result.utility,
+            "comparison": {c.name: {"utility": c.utility, "pml_epsilon": c.pml_epsilon,
+                                    "ldp_epsilon": c.ldp_epsilon} for c in result.contenders},
+        })
+        return
+    out = _io.console()
+    estimate = ", ".join(f"{p:.4f}" for p in cal.prior_estimate)
+    out.print(f"Estimated prior from {cal.n_samples:,} samples: ({estimate}); l1 radius "
+              f"beta*(delta) = {cal.radius:.4f} (eq. (7) of 003).")
+    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(mechanism)]
+    columns = ["", *[f"y{j}" for j in range(mechanism.shape[1])]]
+    out.print(_io.table("Optimal mechanism over the ball (Proposition 2 of 003)", columns, rows))
+    out.print(f"Guarantee: ({guarantee['eps']:.4f}, {delta:.3g})-PML for the true prior "
+              f"(target eps {target_eps:g}); fixed-prior design eps by {cal.method}: "
+              f"{cal.design_epsilon:.4f}.")
+    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.pml_epsilon), _io.fmt(c.ldp_epsilon)]
+            for c in result.contenders]
+    out.print(_io.table(f"Same (eps, delta) guarantee ({result.utility})",
+                        ["mechanism", "utility", "worst-case PML eps", "LDP eps"], rows))
     if output:
         out.print(f"mechanism written to {output}")
 

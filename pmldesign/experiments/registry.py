@@ -20,7 +20,13 @@ Rows = list[dict]
 Track = Callable[..., Iterable]
 
 #: Modules of this package that define ``FIGURES``, in listing order.
-_MODULES: list[str] = ["empirical_bounds", "empirical_additive", "linear_queries", "histogram"]
+_MODULES: list[str] = [
+    "empirical_bounds",
+    "empirical_additive",
+    "linear_queries",
+    "histogram",
+    "design_study",
+]
 
 
 @dataclass(frozen=True)
