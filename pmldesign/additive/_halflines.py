@@ -14,7 +14,8 @@ Derivative. Since the leakage equals ``eps`` at ``y = a`` (``f_Y(a) = e^{-eps} f
 ``r'(p) = psi(p) = K S(a) - D(a)`` with ``S(a) = sinh^2(a/sigma^2) phi((a - 1)/sigma)`` and
 ``D(a) = Phi((a + 1)/sigma) - Phi((a - 1)/sigma)``, and ``g'(p) = psi(p) - psi(1 - p)``.
 
-Facts used for the supremum (proved in REPRODUCTION.md, section on delta_1 of eq. (17); checked in the tests):
+Facts used for the supremum (proved in REPRODUCTION.md, section "delta_1 of eq. (17)";
+checked in the tests):
 ``a(p)`` is decreasing in ``p``; ``D`` is decreasing in ``a > 0``; ``S`` is unimodal in ``a > 0``
 with its mode at the root of ``a - 1 = 2 coth(a/sigma^2)``. These give a guaranteed enclosure of
 ``g'`` on any interval of priors, and a bisection that discards intervals on which ``g'`` has a
