@@ -81,7 +81,7 @@ def table(title: str, columns: list[str], rows: list[list[str]]):
     """A rich table with right-aligned numeric columns after the first."""
     from rich.table import Table
 
-    out = Table(title=title, title_justify="left")
+    out = Table(title=title, title_justify="left", min_width=min(len(title) + 2, 100))
     for i, column in enumerate(columns):
         out.add_column(column, justify="left" if i == 0 else "right")
     for row in rows:
