@@ -21,6 +21,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]" || echo "optional pure-ldp baseline not installed"
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)

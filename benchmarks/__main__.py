@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import platform
 from pathlib import Path
@@ -24,20 +25,38 @@ def _modules(names: list[str]) -> list[str]:
     return [m for m in found if not names or any(n in m for n in names)]
 
 
+def _cells(r) -> list[str]:
+    return [r.benchmark, f"{r.ours_s:.4g}", r.baseline, f"{r.baseline_s:.4g}", f"{r.ratio:.3g}",
+            r.target, "yes" if r.ok else "NO"]
+
+
+def _markdown(title: str, rows: list[list[str]]) -> str:
+    lines = [f"**{title}**", "", "| " + " | ".join(_COLUMNS) + " |",
+             "|" + " --- |" * len(_COLUMNS)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("names", nargs="*", help="substrings of benchmark modules to run")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
     machine = f"{platform.machine()} {platform.processor()}".strip()
-    table = Table(title=f"pmldesign benchmarks on {machine}, python {platform.python_version()}")
-    for column in _COLUMNS:
-        table.add_column(column)
+    title = (f"pmldesign benchmarks on {machine} ({os.cpu_count()} cores), "
+             f"python {platform.python_version()}")
+    rows = []
     for name in _modules(args.names):
         module = importlib.import_module(f"benchmarks.{name}")
-        for r in module.run(args.quick):
-            table.add_row(r.benchmark, f"{r.ours_s:.4g}", r.baseline, f"{r.baseline_s:.4g}",
-                          f"{r.ratio:.3g}", r.target, "yes" if r.ok else "NO")
+        rows += [_cells(r) for r in module.run(args.quick)]
+    if args.markdown:
+        print(_markdown(title, rows))
+        return
+    table = Table(title=title)
+    for column in _COLUMNS:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
     Console(width=160).print(table)
 
 
