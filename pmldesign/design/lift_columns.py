@@ -46,6 +46,10 @@ SMOOTHING = 0.8
 KEEP = 12
 #: Relative gap at which the loop stops (the bound is certified whatever its value).
 GAP = 1e-12
+#: Random perturbations of the interior point's multipliers priced at the start, and their
+#: relative size.
+PERTURBATIONS = 8
+PERTURBATION = 1e-5
 #: HiGHS primal and dual feasibility tolerance for the master.
 TOLERANCE = 1e-10
 
@@ -182,7 +186,14 @@ class _Master:
 
     def add(self, outputs: np.ndarray, priced: Priced) -> None:
         """Add the priced vertex of each output in ``outputs`` as a column."""
-        lo, width, z = priced.lo[outputs], priced.width[outputs], priced.z[:, outputs]
+        self._append(outputs, priced.lo[outputs], priced.width[outputs], priced.z[:, outputs])
+
+    def add_columns(self, outputs: np.ndarray, columns: Priced) -> None:
+        """Add column k of ``columns`` (``lo[k] + width[k] z[:, k]``) for output ``outputs[k]``."""
+        self._append(outputs, columns.lo, columns.width, columns.z)
+
+    def _append(self, outputs: np.ndarray, lo: np.ndarray, width: np.ndarray,
+                z: np.ndarray) -> None:
         costs = np.einsum("xk,xk->k", self.weights[:, outputs], lo[None, :] + width[None, :] * z)
         complement = (z > 0).sum(axis=0) > self.n / 2  # store hi - width (1 - z) instead
         base = np.where(complement, lo + width, lo)
@@ -238,6 +249,49 @@ class _Master:
         return columns @ selector
 
 
+def into_section(columns: np.ndarray, cone: Cone) -> Priced:
+    """Normalise nonnegative columns to ``<nu, c> = 1`` and mix each with the constant column
+    just enough to enter the cone (mixing keeps ``<nu, c>`` and lowers ``a max - d min``)."""
+    c = np.maximum(columns, 0.0)
+    c = c / (cone.nu @ c)[None, :]
+    top, low = c.max(axis=0), c.min(axis=0)
+    over = cone.a * top - cone.d * low - cone.b
+    room = np.maximum(cone.a * top - cone.d * low - (cone.a - cone.d), np.finfo(float).tiny)
+    t = np.where(over > 0, np.minimum(1.0, over / room * (1 + 1e-9) + 1e-15), 0.0)
+    c = (1.0 - t)[None, :] * c + t[None, :]
+    low = c.min(axis=0)
+    width = c.max(axis=0) - low
+    safe = np.where(width > 0, width, 1.0)
+    return Priced(np.zeros(len(low)), low, width, (c - low[None, :]) / safe[None, :])
+
+
+def _warm_start(master: _Master, weights: np.ndarray, cone: Cone) -> np.ndarray | None:
+    """Seed the master from :func:`.column_ipm.interior_point`; return its multipliers.
+
+    Adds the interior point's columns (moved into the cone), the vertices priced at its
+    multipliers and at :data:`PERTURBATIONS` random perturbations of them (near-ties at the
+    optimum need several vertices per output), without duplicates.
+    """
+    from .column_ipm import interior_point
+
+    mechanism, multipliers = interior_point(weights, cone.a, cone.b, cone.d, cone.nu)
+    if not (np.isfinite(mechanism).all() and np.isfinite(multipliers).all()):
+        return None
+    used = np.nonzero(cone.nu @ np.maximum(mechanism, 0.0) > 1e-12)[0]
+    master.add_columns(used, into_section(mechanism[:, used], cone))
+    rng = np.random.default_rng(0)
+    seen: set[tuple[int, bytes]] = set()
+    spread = PERTURBATION * np.abs(multipliers).mean()
+    for k in range(PERTURBATIONS + 1):
+        point = multipliers + (spread * rng.standard_normal(len(multipliers)) if k else 0.0)
+        priced = price(point[:, None] - weights, cone)
+        fresh = [y for y in range(len(point)) if (y, priced.z[:, y].tobytes()) not in seen]
+        seen.update((y, priced.z[:, y].tobytes()) for y in fresh)
+        if fresh:
+            master.add(np.array(fresh), priced)
+    return multipliers
+
+
 @dataclass(frozen=True)
 class ColumnSolution:
     """Mechanism of the final master, its value, a certified bound and the number of rounds."""
@@ -263,13 +317,18 @@ def solve_by_columns(weights: np.ndarray, prior: np.ndarray | None, eps: float, 
     cone = make_cone(prior, eps, radius, n)
     master = _Master(weights, time_limit)
     everyone = np.arange(n)
-    # start: the constant columns, then vertices priced at no-privacy-like multipliers
-    # (u = max_y W[x, y] is dual feasible with bound sum_x max_y W[x, y]); the centre starts there
     master.add(everyone, Priced(np.zeros(n), np.ones(n), np.zeros(n), np.zeros((n, n))))
-    centre = weights.max(axis=1)
-    best = float(centre.sum())
-    for shrink in (0.0, 0.5, 0.7, 0.9):
-        master.add(everyone, price(shrink * centre[:, None] - weights, cone))
+    try:
+        centre = _warm_start(master, weights, cone)
+    except (np.linalg.LinAlgError, FloatingPointError):
+        centre = None
+    if centre is None:
+        # vertices priced at no-privacy-like multipliers (u = max_y W[x, y] is dual feasible
+        # with bound sum_x max_y W[x, y]); the centre starts there
+        centre = weights.max(axis=1)
+        for shrink in (0.0, 0.5, 0.7, 0.9):
+            master.add(everyone, price(shrink * centre[:, None] - weights, cone))
+    best = bound(centre, price(centre[:, None] - weights, cone), weights, cone)
     rounds = 0
     while True:
         value, duals = master.run()
