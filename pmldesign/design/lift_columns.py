@@ -48,8 +48,8 @@ KEEP = 12
 GAP = 1e-12
 #: Random perturbations of the interior point's multipliers priced at the start, and their
 #: relative size.
-PERTURBATIONS = 8
-PERTURBATION = 1e-5
+PERTURBATIONS = 32
+PERTURBATION = 3e-6
 #: HiGHS primal and dual feasibility tolerance for the master.
 TOLERANCE = 1e-10
 
