@@ -142,3 +142,32 @@ def test_eps_zero_leaves_only_constant_columns(mode):
     assert found.value == pytest.approx(weights.sum(axis=0).max(), abs=1e-12)  # best single output
     assert found.upper_bound >= found.value
     assert np.allclose(found.mechanism, found.mechanism[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("eps", [0.0, 0.05, 6.0])
+def test_warm_started_columns_at_extreme_eps_match_the_compact_lp(mode, eps):
+    n = linear_gain.COMPACT_MAX + 5  # above the compact size: the interior-point warm start runs
+    prior, _, radius, gain = _instance(21, n, mode, eps=eps)
+    weights = prior[:, None] * gain
+    target = None if mode == "ldp" else prior
+    ref = linear_gain.solve_compact(weights, target, eps, radius, None)
+    found = solve_by_columns(weights, target, eps, radius, None)
+    assert found.value == pytest.approx(ref.value, abs=1e-9)
+    assert found.upper_bound >= ref.value - 1e-12
+    assert found.upper_bound - found.value < 1e-9
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_interior_point_is_near_optimal(mode):
+    from pmldesign.design.column_ipm import interior_point
+
+    prior, _, radius, gain = _instance(3, 12, mode, eps=0.7)
+    weights = prior[:, None] * gain
+    cone = make_cone(None if mode == "ldp" else prior, 0.7, radius, 12)
+    best = (linear_optimum_ldp(prior, 0.7, gain) if mode == "ldp"
+            else linear_optimum_literal(prior, 0.7, radius, gain))
+    mechanism, u = interior_point(weights, cone.a, cone.b, cone.d, cone.nu)
+    assert np.abs(mechanism.sum(axis=1) - 1).max() < 1e-6
+    assert float((weights * mechanism).sum()) == pytest.approx(best, abs=1e-5)
+    assert best - 1e-12 <= bound(u, price(u[:, None] - weights, cone), weights, cone) <= best + 1e-5
