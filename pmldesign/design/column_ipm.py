@@ -28,7 +28,7 @@ import numpy as np
 #: Fraction of the step to the boundary.
 STEP = 0.99
 #: Iterative-refinement steps per Newton solve.
-REFINE = 2
+REFINE = 1
 
 
 def _blas_single_thread():
