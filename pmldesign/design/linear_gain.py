@@ -1,5 +1,9 @@
 """Optimal mechanism for a linear gain: one sparse LP on the polytope, solved with HiGHS.
 
+Up to :data:`COMPACT_MAX` inputs the compact LP below is solved by simplex; above, column
+generation over lift vertices (:mod:`.lift_columns`) is much faster (the compact LP's N x N
+dense blocks make interior-point iterations cost O(N^4)).
+
 The LP is the model of :mod:`.polytope` written directly as scipy.sparse data for highspy
 (no modelling layer: the build is O(N^2) numpy work), with the column minimum substituted out:
 ``P(y|x) = low_y + excess(x, y)``, ``excess >= 0`` and ``excess(x, y) <= width_y`` (so
@@ -18,10 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
+from .lift_columns import solve_by_columns
 from .polytope import cap_coefficients
 
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 TOLERANCE = 1e-10
+#: Largest N solved as one compact LP; larger N use :func:`.lift_columns.solve_by_columns`.
+COMPACT_MAX = 50
 #: Relative allowance added to the dual bound for rounding in its O(N^2)-term sums.
 ROUNDING = 1e-12
 
@@ -109,11 +116,26 @@ def solve_linear_gain(
 ) -> LinearSolution:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over the set (``prior=None``: eps-LDP).
 
-    Raises :class:`SolverError` unless HiGHS reports an optimal solution. ``upper_bound`` is the
-    Lagrangian bound of the returned duals (weak LP duality with the implied box of the
-    variables), valid whatever their accuracy, plus :data:`ROUNDING` (relative) for the
-    floating-point sums that evaluate it.
+    Up to :data:`COMPACT_MAX` inputs the compact LP (:func:`solve_compact`), above it column
+    generation (:func:`.lift_columns.solve_by_columns`). Raises :class:`SolverError` unless
+    HiGHS reports an optimal solution (or the time limit runs out). ``upper_bound`` is a
+    Lagrangian bound of the returned duals (weak LP duality), valid whatever their accuracy,
+    plus an allowance for the floating-point sums that evaluate it.
     """
+    if weights.shape[0] > COMPACT_MAX:
+        found = solve_by_columns(weights, prior, eps, radius, time_limit)
+        return LinearSolution(found.mechanism, found.value, found.upper_bound)
+    return solve_compact(weights, prior, eps, radius, time_limit)
+
+
+def solve_compact(
+    weights: np.ndarray, prior: np.ndarray | None, eps: float, radius: float,
+    time_limit: float | None,
+) -> LinearSolution:
+    """The compact LP of the module docstring with HiGHS: simplex up to :data:`COMPACT_MAX`
+    inputs, interior point with crossover above (the former path for large N, kept as the
+    benchmark baseline). ``upper_bound``: the Lagrangian bound of the duals with the implied
+    box of the variables, plus :data:`ROUNDING` (relative)."""
     import highspy
 
     n = weights.shape[0]
@@ -133,7 +155,7 @@ def solve_linear_gain(
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = matrix.shape[1], matrix.shape[0]
     solver = highspy.Highs()
     solver.setOptionValue("output_flag", False)
-    solver.setOptionValue("solver", "simplex" if n <= 50 else "ipm")
+    solver.setOptionValue("solver", "simplex" if n <= COMPACT_MAX else "ipm")
     for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
     if time_limit is not None and math.isfinite(time_limit):

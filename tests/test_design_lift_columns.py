@@ -1,0 +1,173 @@
+"""Column generation for linear gains (pmldesign.design.lift_columns) vs independent references.
+
+References: scipy linprog on the section of the cone written out literally (pricing), the literal
+N^3 LP of _design_brute (small N) and the compact HiGHS LP of linear_gain (N up to 50).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _design_brute import extreme_priors, linear_optimum_ldp, linear_optimum_literal
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+import pmldesign as pml
+from pmldesign.design import linear_gain
+from pmldesign.design.lift_columns import bound, make_cone, price, solve_by_columns
+
+MODES = ("fixed", "robust", "ldp")
+
+
+def _instance(seed: int, n: int, mode: str, eps: float | None = None):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(n, 2.0))
+    eps = float(rng.uniform(0.0, 2.5)) if eps is None else eps
+    radius = float(rng.uniform(0.0, 0.95)) * 2 * prior.min() if mode == "robust" else 0.0
+    gain = rng.random((n, n))
+    return prior, eps, radius, gain
+
+
+def _section_minimum(v, prior, eps, radius, ldp):
+    """min <v, c> over {c >= 0: <nu, c> = 1, c_x <= e^eps' (<P, c> + beta/2 c_k) for all x, k}
+    (eq. (10) of 003 literally) or {c_x <= e^eps c_k} (LDP), with scipy linprog."""
+    n = len(v)
+    nu = np.full(n, 1.0 / n) if ldp else prior
+    rows = []
+    for x in range(n):
+        for k in range(n):
+            row = np.zeros(n)
+            row[x] += 1.0
+            if ldp:
+                row[k] -= math.exp(eps)
+            else:
+                lift = math.exp(eps) / (1 + radius / 2 * math.exp(eps))  # eq. (13)
+                row -= lift * prior
+                row[k] -= lift * radius / 2
+            rows.append(row)
+    res = linprog(v, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=nu[None, :],
+                  b_eq=[1.0], bounds=(0, None), method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 7), st.sampled_from(MODES))
+def test_pricing_is_the_exact_minimum_over_the_section(seed, n, mode):
+    prior, eps, radius, gain = _instance(seed, n, mode)
+    ldp = mode == "ldp"
+    cone = make_cone(None if ldp else prior, eps, radius, n)
+    v = np.random.default_rng(seed + 1).normal(size=(n, 3))
+    priced = price(v, cone)
+    columns = priced.columns(np.arange(3))
+    for y in range(3):
+        expected = _section_minimum(v[:, y], prior, eps, radius, ldp)
+        assert priced.value[y] == pytest.approx(expected, abs=1e-9)
+        c = columns[:, y]  # the priced vertex is in the section and attains the value
+        assert c @ v[:, y] == pytest.approx(priced.value[y], abs=1e-9)
+        assert c @ cone.nu == pytest.approx(1.0, abs=1e-12)
+        assert c.min() >= 0
+        assert cone.a * c.max() <= cone.b * (cone.nu @ c) + cone.d * c.min() + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 5), st.sampled_from(MODES))
+def test_columns_match_the_literal_lp(seed, n, mode):
+    prior, eps, radius, gain = _instance(seed, n, mode)
+    weights = prior[:, None] * gain
+    found = solve_by_columns(weights, None if mode == "ldp" else prior, eps, radius, None)
+    if mode == "ldp":
+        best = linear_optimum_ldp(prior, eps, gain)
+    else:
+        best = linear_optimum_literal(prior, eps, radius, gain)
+    assert found.value == pytest.approx(best, abs=1e-9)
+    assert best - 1e-12 <= found.upper_bound <= best + 1e-9
+    assert np.abs(found.mechanism.sum(axis=1) - 1).max() < 1e-8
+    assert found.mechanism.min() > -1e-9
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_columns_match_the_compact_lp_at_n30(mode, seed):
+    prior, _, radius, gain = _instance(seed, 30, mode, eps=[0.3, 1.2][seed])
+    eps = [0.3, 1.2][seed]
+    weights = prior[:, None] * gain
+    ref = linear_gain.solve_linear_gain(weights, None if mode == "ldp" else prior, eps, radius,
+                                        None)  # N <= COMPACT_MAX: the compact LP
+    found = solve_by_columns(weights, None if mode == "ldp" else prior, eps, radius, None)
+    assert found.value == pytest.approx(ref.value, abs=1e-9)
+    assert found.upper_bound >= ref.value - 1e-12
+    assert ref.upper_bound >= found.value - 1e-12
+    assert found.upper_bound - found.value < 1e-9
+
+
+def test_bound_holds_for_arbitrary_multipliers():
+    prior, eps, radius, gain = _instance(5, 4, "robust")
+    weights = prior[:, None] * gain
+    best = linear_optimum_literal(prior, eps, radius, gain)
+    cone = make_cone(prior, eps, radius, 4)
+    for u in np.random.default_rng(9).normal(size=(20, 4)):
+        assert bound(u, price(u[:, None] - weights, cone), weights, cone) >= best - 1e-12
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_design_above_the_compact_size_is_certified(mode):
+    n = linear_gain.COMPACT_MAX + 10
+    prior, _, radius, gain = _instance(11, n, mode)
+    eps = 0.8
+    if mode == "ldp":
+        result = pml.design_ldp(prior, eps, gain=gain)
+        assert pml.ldp_epsilon(result.mechanism) <= eps
+    else:
+        result = pml.design(prior, eps, radius=radius, gain=gain)
+        if mode == "robust":
+            assert pml.leakage_capacity(result.mechanism, prior, radius) <= eps
+            for q in extreme_priors(prior, radius)[:: n + 1]:  # a sample of extreme priors
+                assert pml.certify(result.mechanism, q).epsilon <= eps
+        else:
+            assert pml.certify(result.mechanism, prior).epsilon <= eps
+    assert result.exact and result.gap < 1e-9
+    assert result.utility <= result.upper_bound
+    assert result.mechanism.shape == (n, n)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_eps_zero_leaves_only_constant_columns(mode):
+    prior, _, radius, gain = _instance(4, 5, mode, eps=0.0)
+    weights = prior[:, None] * gain
+    found = solve_by_columns(weights, None if mode == "ldp" else prior, 0.0, radius, None)
+    assert found.value == pytest.approx(weights.sum(axis=0).max(), abs=1e-12)  # best single output
+    assert found.upper_bound >= found.value
+    assert np.allclose(found.mechanism, found.mechanism[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("eps", [0.0, 0.05, 6.0])
+def test_warm_started_columns_at_extreme_eps_match_the_compact_lp(mode, eps):
+    n = linear_gain.COMPACT_MAX + 5  # above the compact size: the interior-point warm start runs
+    prior, _, radius, gain = _instance(21, n, mode, eps=eps)
+    weights = prior[:, None] * gain
+    target = None if mode == "ldp" else prior
+    ref = linear_gain.solve_compact(weights, target, eps, radius, None)
+    found = solve_by_columns(weights, target, eps, radius, None)
+    assert found.value == pytest.approx(ref.value, abs=1e-9)
+    assert found.upper_bound >= ref.value - 1e-12
+    assert found.upper_bound - found.value < 1e-9
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_interior_point_is_near_optimal(mode):
+    from pmldesign.design.column_ipm import interior_point
+
+    prior, _, radius, gain = _instance(3, 12, mode, eps=0.7)
+    weights = prior[:, None] * gain
+    cone = make_cone(None if mode == "ldp" else prior, 0.7, radius, 12)
+    best = (linear_optimum_ldp(prior, 0.7, gain) if mode == "ldp"
+            else linear_optimum_literal(prior, 0.7, radius, gain))
+    mechanism, u = interior_point(weights, cone.a, cone.b, cone.d, cone.nu)
+    assert np.abs(mechanism.sum(axis=1) - 1).max() < 1e-6
+    assert float((weights * mechanism).sum()) == pytest.approx(best, abs=1e-5)
+    assert best - 1e-12 <= bound(u, price(u[:, None] - weights, cone), weights, cone) <= best + 1e-5
