@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+# CI (CI=true) replays the same examples every run; developers get fresh random examples.
+# No deadlines: CI runs on a shared 2-core machine where timings vary.
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 EXAMPLE1 = np.array(
     [

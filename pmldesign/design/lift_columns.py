@@ -213,9 +213,20 @@ class _Master:
         self.delta = np.hstack([self.delta, delta])
 
     def run(self) -> tuple[float, np.ndarray]:
-        """Re-solve (warm start); return the value and the row-sum duals."""
+        """Re-solve (warm start); return the value and the row-sum duals.
+
+        HiGHS can end with status 'Not Set' after postsolve when presolve dropped a tiny
+        coefficient (seen with an entry of 3e-11); the master is then solved once more from
+        scratch without presolve before a failure is reported.
+        """
         self.solver.run()
         status = self.solver.getModelStatus()
+        if status != self.highspy.HighsModelStatus.kOptimal:
+            self.solver.setOptionValue("presolve", "off")
+            self.solver.clearSolver()
+            self.solver.run()
+            self.solver.setOptionValue("presolve", "choose")
+            status = self.solver.getModelStatus()
         if status != self.highspy.HighsModelStatus.kOptimal:
             raise SolverError(
                 f"HiGHS did not solve the linear-gain master LP (N = {self.n}): status "
