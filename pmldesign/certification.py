@@ -215,7 +215,16 @@ def _certify_samples(mechanism, samples, delta, alphabet_size) -> Certificate:
         raise InvalidInputError(
             f"alphabet_size: must equal the mechanism's number of inputs {rows}, got {size}"
         )
-    estimate = estimation.empirical_prior(samples, size)
+    try:
+        estimate = estimation.empirical_prior(samples, size)
+    except InvalidInputError as exc:
+        if "never occurs" not in str(exc):
+            raise
+        raise InvalidInputError(
+            f"{str(exc).split(';')[0]}; eq. (7) of 003 needs the plain empirical estimate with "
+            "full support: collect more samples, or certify(mechanism, prior, radius=...) with "
+            "an estimate of your own"
+        ) from None
     m = int(np.asarray(samples).shape[0])
     beta = estimation.l1_radius(m, size, delta)
     cert = _certificate(matrix, estimate, beta)

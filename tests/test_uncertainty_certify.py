@@ -89,3 +89,8 @@ def test_certify_rejects_bad_combinations(kwargs, name):
 def test_too_few_samples_for_the_radius_is_an_error():
     with pytest.raises(pml.InvalidInputError, match=r"radius: .*2 min\(prior\)"):
         pml.certify(RR, samples=[0, 1, 2, 0, 1, 2], delta=0.1)
+
+
+def test_certify_samples_with_a_missing_symbol_names_the_fix():
+    with pytest.raises(pml.InvalidInputError, match="never occurs.*collect more samples"):
+        pml.certify(np.eye(3), samples=[0, 1, 1], delta=0.1)
