@@ -27,12 +27,13 @@ def _modules(names: list[str]) -> list[str]:
 
 def _cells(r) -> list[str]:
     return [r.benchmark, f"{r.ours_s:.4g}", r.baseline, f"{r.baseline_s:.4g}", f"{r.ratio:.3g}",
-            r.target, "yes" if r.ok else "NO"]
+            r.target, "yes" if r.ok else "NO", r.note]
 
 
 def _markdown(title: str, rows: list[list[str]]) -> str:
-    lines = [f"**{title}**", "", "| " + " | ".join(_COLUMNS) + " |",
-             "|" + " --- |" * len(_COLUMNS)]
+    columns = (*_COLUMNS, "note")
+    lines = [f"**{title}**", "", "| " + " | ".join(columns) + " |",
+             "|" + " --- |" * len(columns)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
@@ -56,7 +57,7 @@ def main() -> None:
     for column in _COLUMNS:
         table.add_column(column)
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*row[: len(_COLUMNS)])
     Console(width=160).print(table)
 
 
