@@ -55,10 +55,11 @@ def _vose_row(scaled: np.ndarray, threshold: np.ndarray, alias: np.ndarray) -> N
         threshold[s], alias[s] = scaled[s], g
         scaled[g] -= 1.0 - scaled[s]
         (small if scaled[g] < 1.0 else large).append(g)
-    # Leftovers carry mass 1 up to rounding: they keep themselves (a column with zero mass
-    # is always paired above, so it can never be drawn).
+    # Leftovers carry mass 1 up to rounding, so they keep themselves. A zero-mass column is
+    # never a leftover (the others would have to carry more than mass 1 each): it is paired
+    # above with threshold 0, so it is never drawn.
     for j in small + large:
-        threshold[j] = 1.0 if scaled[j] > 0 else 0.0
+        threshold[j] = 1.0
 
 
 def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
