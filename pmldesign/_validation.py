@@ -148,3 +148,13 @@ def as_int(value: Any, name: str, minimum: int) -> int:
     if not math.isfinite(number) or number != int(number) or number < minimum:
         raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
     return int(number)
+
+
+def as_time_limit(value: Any) -> float | None:
+    """``None`` (the caller's default) or seconds ``> 0``; ``inf`` means no limit."""
+    if value is None:
+        return None
+    seconds = as_nonnegative(value, "time_limit", allow_inf=True)
+    if seconds == 0:
+        raise InvalidInputError("time_limit: must be > 0 seconds (inf: no limit), got 0")
+    return seconds

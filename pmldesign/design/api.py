@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_float_array, as_nonnegative, as_prior
+from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
 from ..uncertainty.sets import as_radius
 from .linear_gain import solve_linear_gain
@@ -83,16 +83,6 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
             f"gain: must be N x N = {n} x {n} (rows inputs, columns outputs), got {matrix.shape}"
         )
     return kind, matrix
-
-
-def as_time_limit(value: Any) -> float | None:
-    """``None`` (the engine's default) or seconds ``> 0``; ``inf`` means no limit."""
-    if value is None:
-        return None
-    seconds = as_nonnegative(value, "time_limit", allow_inf=True)
-    if seconds == 0:
-        raise InvalidInputError("time_limit: must be > 0 seconds (inf: no limit), got 0")
-    return seconds
 
 
 def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:

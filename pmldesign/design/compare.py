@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_nonnegative, as_prior
+from .._validation import as_nonnegative, as_prior, as_time_limit
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
 from ..uncertainty.sets import as_radius
-from .api import _solve, as_time_limit, objective, utility_value
+from .api import _solve, objective, utility_value
 from .baselines import rr_for_pml
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidInputError, SolverError
-from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior
+from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ..leakage import mutual_information
 from ..uncertainty.sets import as_radius
 from .pricing import CappedFamily, Priced, lift_utility
@@ -121,7 +121,7 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else _as_time_limit(time_limit)
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
@@ -134,13 +134,6 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     families = _families(vector, eps, beta, ldp)
     # the last master LP and the mechanism are built after the deadline: keep a small margin
     return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit)
-
-
-def _as_time_limit(value: float) -> float:
-    limit = as_nonnegative(value, "time_limit", allow_inf=True)
-    if limit == 0:
-        raise InvalidInputError("time_limit: must be > 0 seconds (math.inf for no limit), got 0")
-    return limit
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
