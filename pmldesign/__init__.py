@@ -38,6 +38,7 @@ from .leakage import (
 from .sampling import sample
 from .uncertainty import (
     Calibration,
+    PriorSet,
     calibrate,
     calibrate_from_samples,
     empirical_prior,
@@ -78,6 +79,7 @@ __all__ = [
     "InvalidInputError",
     "MIResult",
     "PMLError",
+    "PriorSet",
     "SolverError",
     "binary_mechanism",
     "calibrate",

@@ -21,6 +21,7 @@ import numpy as np
 from .._errors import SolverError
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
+from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
@@ -42,8 +43,12 @@ class Finalized:
     mixing: float
 
 
-def guarantee(prior: np.ndarray, radius: float, ldp: bool) -> Callable[[np.ndarray], float]:
-    """The certified leakage of a mechanism: PML for ``prior``, over the ball, or LDP."""
+def guarantee(prior: np.ndarray, radius: float, ldp: bool,
+              prior_set: PriorSet | None = None) -> Callable[[np.ndarray], float]:
+    """The certified leakage of a mechanism: PML for ``prior``, over the ball, over
+    ``prior_set`` (:meth:`~pmldesign.uncertainty.PriorSet.capacity`, rounded outward) or LDP."""
+    if prior_set is not None:
+        return prior_set.capacity
     if ldp:
         return ldp_epsilon
     if radius > 0:
@@ -81,13 +86,16 @@ def clean(raw: np.ndarray, ldp: bool, labelled: bool) -> np.ndarray:
 
 
 def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0,
-             ldp: bool = False, labelled: bool = False) -> Finalized:
+             ldp: bool = False, labelled: bool = False,
+             prior_set: PriorSet | None = None) -> Finalized:
     """Clean ``raw``, repair it if needed and return a mechanism certified at ``eps``.
 
     The certificate is computed on the very array returned (a float evaluation such as
-    ``prior @ mechanism`` may round differently on a matrix of another shape).
+    ``prior @ mechanism`` may round differently on a matrix of another shape). With
+    ``prior_set`` (a vertex or box set) the check is its outward-rounded capacity and
+    ``prior`` its reference (mixing with ``1 q^T`` lowers the leakage for every prior).
     """
-    check = guarantee(prior, radius, ldp)
+    check = guarantee(prior, radius, ldp, prior_set)
     target = eps - min(MARGIN, eps / 100) if radius > 0 else eps
     matrix = clean(raw, ldp, labelled)
     leak = check(matrix)
