@@ -27,7 +27,8 @@ single priors. The whole simplex (``box`` with ``lower = 0``) is eps-LDP: use
 :func:`pmldesign.design_ldp` and :func:`pmldesign.ldp_epsilon`.
 
 Certification (:meth:`PriorSet.worst_case_leakage`) rounds outward: the floors of vertex and
-box sets are sums of non-negative floats, rounded down by their worst-case relative error
+box sets (each vertex read as ``Q / sum(Q)``) are sums of non-negative floats, rounded down by
+their worst-case relative error
 ``gamma_n = n u / (1 - n u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*,
 Sec. 3.1), and the logarithms are rounded up by 4 units of roundoff; the ball uses the l1-ball
 code of :mod:`pmldesign.uncertainty.sets` (one implementation of the ball).
@@ -278,12 +279,21 @@ class PriorSet:
         return _hull_distance(self.vertices, vector) <= tolerance
 
     def _min_output_probability(self, mechanism: np.ndarray) -> np.ndarray:
-        """``min_{Q in S} Q_Y(y)`` for every output, rounded down (vertex and box sets)."""
+        """``min_{Q in S} Q_Y(y)`` for every output, rounded down (vertex and box sets).
+
+        Each extreme point is read as ``Q / sum(Q)`` (a vertex summing to 1 + 1e-10 leaks a
+        little more than its float entries say); a box's extreme points sum to at most 1.
+        """
         floors = self.floors()
-        # every term is a product of non-negative floats: relative error <= gamma_{n+1}
+        if self.kind == "vertices":
+            totals = np.array([math.fsum(row) for row in self.vertices])
+        else:
+            totals = np.array([max(1.0, math.fsum(self.lower))])
+        # products and sums of non-negative floats (relative error <= gamma_{n+1}), then the
+        # division by the correctly rounded total: all within (n + 4) units of roundoff
         values = floors.weights @ mechanism + floors.at_min[:, None] * mechanism.min(axis=0)
-        n = self.size + 2
-        return values.min(axis=0) * (1.0 - 2.0 * n * UNIT)
+        values = values / totals[:, None]
+        return values.min(axis=0) * (1.0 - 2.0 * (self.size + 4) * UNIT)
 
     def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
         """Largest leakage of every output over the set, rounded up (nan: output never used).
