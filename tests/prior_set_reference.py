@@ -88,8 +88,9 @@ def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
 
 def exactly_feasible(mechanism: np.ndarray, points: list[list[Fraction]], eps: float) -> bool:
     """``max_x P(y|x) <= e^eps <Q, P(.|y)>`` for every y and Q, in rationals; e^eps is taken
-    one part in 2^51 smaller than its float value (the float may round up by half an ulp)."""
-    lift = Fraction(math.exp(eps)) * (1 - Fraction(1, 2**51))
+    one part in 2^51 smaller than its float value (the float may round up by an ulp); e^0 = 1
+    exactly."""
+    lift = Fraction(1) if eps == 0 else Fraction(math.exp(eps)) * (1 - Fraction(1, 2**51))
     exact = [[Fraction(float(v)) for v in row] for row in mechanism]
     n, m = len(exact), len(exact[0])
     for q in points:

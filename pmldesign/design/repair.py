@@ -28,9 +28,10 @@ from ..uncertainty.sets import leakage_capacity
 NEGATIVE = 1e-7
 #: Entries below ``RESIDUE * column max`` (and columns below RESIDUE overall) are set to 0.
 RESIDUE = 1e-12
-#: Over a ball the repair targets ``eps - margin`` with ``margin = min(MARGIN, eps / 100)``, so
-#: that the guarantee also holds when each extreme prior is built and certified explicitly
-#: (a different floating-point evaluation); for a fixed prior and LDP the target is eps itself.
+#: Over a ball or a prior set the repair targets ``eps - margin`` with
+#: ``margin = min(MARGIN, eps / 100)``, so that the guarantee also holds when each extreme prior
+#: is built in floats and certified explicitly (a different floating-point evaluation); for a
+#: fixed prior and LDP the target is eps itself.
 MARGIN = 1e-13
 
 
@@ -96,7 +97,7 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     ``prior`` its reference (mixing with ``1 q^T`` lowers the leakage for every prior).
     """
     check = guarantee(prior, radius, ldp, prior_set)
-    target = eps - min(MARGIN, eps / 100) if radius > 0 else eps
+    target = eps - min(MARGIN, eps / 100) if radius > 0 or prior_set is not None else eps
     matrix = clean(raw, ldp, labelled)
     leak = check(matrix)
     if leak <= target:

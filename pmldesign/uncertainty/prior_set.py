@@ -314,6 +314,8 @@ class PriorSet:
         with np.errstate(divide="ignore", invalid="ignore"):
             high, low = np.log(peak), np.log(floor)
             values = high - low + 4.0 * UNIT * (np.abs(high) + np.abs(low))
+        # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
+        values[peak == mechanism.min(axis=0)] = 0.0
         values[peak <= 0] = np.nan
         return values
 
