@@ -168,7 +168,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     reference = prior_set.reference
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
-    raw, value, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
+    raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
     final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set)
     utility = utility_value(final.mechanism, reference, gain)
     return DesignResult(
@@ -177,7 +177,8 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         upper_bound=max(bound, utility),
         method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
         solve_time=time.perf_counter() - start,
-        exact=bool(bound - value <= EXACT_GAP * max(1.0, abs(value))),
+        # judged on the mechanism returned: the repair may cost utility
+        exact=bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility))),
         leakage=final.leakage,
         repair=final.mixing,
     )

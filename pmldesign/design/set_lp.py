@@ -30,8 +30,12 @@ from .feasible import FeasibleSet
 
 #: HiGHS primal and dual feasibility tolerance.
 TOLERANCE = 1e-10
-#: Relative gap between the LP value and its certified bound above which a second algorithm runs.
+#: Relative gap between the LP value and its certified bound above which the next algorithm runs.
 GAP = 1e-9
+#: HiGHS algorithms in the order tried (scipy names): dual simplex, interior point + crossover.
+METHODS = ("highs-ds", "highs-ipm")
+#: Solution entries at or below this are rounding residues of the LP (see :func:`_polish`).
+SNAP = 1e-9
 
 
 def _constraints(feasible: FeasibleSet):
@@ -61,12 +65,13 @@ def solve_set_lp(weights: np.ndarray, feasible: FeasibleSet,
                  time_limit: float | None) -> tuple[np.ndarray, float, float]:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over ``feasible``.
 
-    Returns ``(mechanism, value, upper_bound)``: the raw HiGHS solution, its LP value and the
-    certified Lagrangian bound of the module docstring. Dual simplex first; when its bound
-    leaves a relative gap above :data:`GAP` (badly scaled rows, e.g. a vertex with a 1e-12
-    entry at eps near epsilon_max, where e^eps <Q, c> mixes 1e11 and 1) interior point with
-    crossover is tried too, and the better solution and the smaller bound are kept. Raises
-    :class:`SolverError` unless HiGHS reports an optimal solution.
+    Returns ``(mechanism, value, upper_bound)``: the HiGHS solution without its residues
+    (:func:`_polish`), its LP value and the certified Lagrangian bound of the module docstring.
+    Dual simplex first; when it fails or its bound leaves a relative gap above :data:`GAP`
+    (badly scaled rows, e.g. a vertex with a 1e-12 entry at eps near epsilon_max, where
+    e^eps <Q, c> mixes 1e11 and 1) interior point with crossover runs too, and the better
+    solution and the smaller bound are kept. Raises :class:`SolverError` when no algorithm
+    reports an optimal solution.
 
     Examples
     --------
@@ -79,14 +84,32 @@ def solve_set_lp(weights: np.ndarray, feasible: FeasibleSet,
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     lp = _constraints(feasible)
-    best = _run(weights, lp, "highs-ds", time_limit)
-    if best[2] - best[1] > GAP * max(1.0, abs(best[1])):
+    found, failure = [], None
+    for method in METHODS:
         left = None if deadline is None else deadline - time.perf_counter()
-        if left is None or left > 0:
-            other = _run(weights, lp, "highs-ipm", left)
-            bound = min(best[2], other[2])
-            best = max(best, other, key=lambda found: found[1])[:2] + (bound,)
-    return best
+        if left is not None and left <= 0:
+            break
+        try:
+            found.append(_run(weights, lp, method, left))
+        except SolverError as exc:  # e.g. interior point ending with status 'Unknown'
+            failure = exc
+            continue
+        _, value, bound = found[-1]
+        if bound - value <= GAP * max(1.0, abs(value)):
+            break
+    if not found:
+        raise failure or SolverError("prior-set LP: time limit reached before any solve")
+    mechanism, value, _ = max(found, key=lambda solution: solution[1])
+    return _polish(mechanism), value, min(solution[2] for solution in found)
+
+
+def _polish(mechanism: np.ndarray) -> np.ndarray:
+    """Entries below :data:`SNAP` set to 0 and rows renormalised: with feasibility tolerance
+    1e-10 such entries are zero up to HiGHS' accuracy, and a lone 1e-12 left in an otherwise
+    empty column would be an output that identifies its input (the repair could only remove it
+    by mixing everything)."""
+    cleaned = np.where(mechanism > SNAP, mechanism, 0.0)
+    return cleaned / cleaned.sum(axis=1, keepdims=True)
 
 
 def _run(weights: np.ndarray, lp, method: str,
