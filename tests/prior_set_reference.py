@@ -70,13 +70,13 @@ def min_over_set_lp(column: np.ndarray, kind: str, data) -> float:
 def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
     """``max sum weights * P`` over the literal intersection of the per-point polytopes."""
     n = weights.shape[0]
-    lift = math.exp(eps)
+    e_eps = math.exp(eps)
     rows = []
     for q in points:
         for y in range(n):
             for x in range(n):
                 row = np.zeros((n, n))  # P(x', y') at index x' * n + y'
-                row[:, y] -= lift * q
+                row[:, y] -= e_eps * q
                 row[x, y] += 1.0
                 rows.append(row.ravel())
     a_eq = np.kron(np.eye(n), np.ones((1, n)))
@@ -90,14 +90,14 @@ def exactly_feasible(mechanism: np.ndarray, points: list[list[Fraction]], eps: f
     """``max_x P(y|x) <= e^eps <Q, P(.|y)>`` for every y and Q, in rationals; e^eps is taken
     one part in 2^51 smaller than its float value (the float may round up by an ulp); e^0 = 1
     exactly."""
-    lift = Fraction(1) if eps == 0 else Fraction(math.exp(eps)) * (1 - Fraction(1, 2**51))
+    e_eps = Fraction(1) if eps == 0 else Fraction(math.exp(eps)) * (1 - Fraction(1, 2**51))
     exact = [[Fraction(float(v)) for v in row] for row in mechanism]
     n, m = len(exact), len(exact[0])
     for q in points:
         for y in range(m):
             column = [exact[x][y] for x in range(n)]
             peak = max(column)
-            if peak > 0 and peak > lift * sum(a * b for a, b in zip(q, column, strict=True)):
+            if peak > 0 and peak > e_eps * sum(a * b for a, b in zip(q, column, strict=True)):
                 return False
     return True
 

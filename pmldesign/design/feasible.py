@@ -42,17 +42,18 @@ import numpy as np
 from ..uncertainty.prior_set import Floors, PriorSet
 
 
-def cap_row(eps: float, total: float, at_min: float, at_max: float) -> tuple[float, float, float]:
-    """``(a, b, d)`` of the cap row of a floor ``(q, s, r)`` with ``sum(q) = total``: the column
-    constraint ``a max c <= b <q / total, c> + d min c`` (module docstring).
+def cap_row(eps: float, weights, at_min, at_max) -> tuple:
+    """``(a, b, d)`` of the cap row of a floor ``(q, s, r)``: ``a = 1 + e^eps r``,
+    ``b = e^eps q``, ``d = e^eps s`` (module docstring); numpy arrays work elementwise, and a
+    scalar ``weights = sum(q)`` gives the cone ``a max c <= b <q / sum(q), c> + d min c``.
 
     Examples
     --------
     >>> cap_row(math.log(2), 1.0, 0.25, 0.25)  # l1 ball of radius 0.5
     (1.5, 2.0, 0.5)
     """
-    lift = math.exp(eps)
-    return 1.0 + at_max * lift, lift * total, at_min * lift
+    e_eps = math.exp(eps)
+    return 1.0 + at_max * e_eps, e_eps * weights, at_min * e_eps
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,8 +78,7 @@ class FeasibleSet:
     @classmethod
     def from_floors(cls, floors: Floors, eps: float) -> FeasibleSet:
         """The cap rows of a set's floors at budget eps."""
-        lift = math.exp(eps)
-        return cls(eps, 1.0 + lift * floors.at_max, lift * floors.weights, lift * floors.at_min)
+        return cls(eps, *cap_row(eps, floors.weights, floors.at_min, floors.at_max))
 
     @classmethod
     def for_set(cls, prior_set: PriorSet, eps: float) -> FeasibleSet:
