@@ -15,13 +15,14 @@ import numpy as np
 
 from ._errors import InvalidInputError
 from ._json import jsonable
+from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .uncertainty import bounds, estimation, sets
 
 
-@dataclass(frozen=True)
-class Certificate:
+@dataclass(frozen=True, repr=False)
+class Certificate(Result):
     """What a mechanism guarantees for a prior.
 
     Attributes
@@ -58,6 +59,8 @@ class Certificate:
     prior_estimate : numpy.ndarray or None
         With samples: the empirical prior (eq. (3) of 003) the other figures refer to.
     """
+
+    _derived = ("guarantee",)
 
     epsilon: float
     per_outcome: np.ndarray

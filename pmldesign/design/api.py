@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
 from ..uncertainty.sets import as_radius
@@ -20,8 +21,8 @@ UTILITIES = ("mutual_information", "linear")
 EXACT_GAP = 1e-9
 
 
-@dataclass(frozen=True)
-class DesignResult:
+@dataclass(frozen=True, repr=False)
+class DesignResult(Result):
     """An optimal (or best found) mechanism and what is certified about it.
 
     Attributes
@@ -46,6 +47,8 @@ class DesignResult:
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float

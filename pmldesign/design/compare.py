@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._results import Result
 from .._validation import as_nonnegative, as_prior, as_time_limit
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
@@ -21,8 +22,8 @@ from .api import _solve, objective, utility_value
 from .baselines import rr_for_pml
 
 
-@dataclass(frozen=True)
-class Contender:
+@dataclass(frozen=True, repr=False)
+class Contender(Result):
     """One mechanism of a comparison with its utility and guarantees."""
 
     name: str
@@ -32,8 +33,8 @@ class Contender:
     ldp_epsilon: float
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
     """:func:`compare` result: ``optimal_pml``, ``randomized_response``, ``optimal_ldp``."""
 
     eps: float

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidInputError, SolverError
+from .._results import Result
 from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ..leakage import mutual_information
 from ..uncertainty.sets import as_radius
@@ -48,8 +49,8 @@ _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toleran
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
 
-@dataclass(frozen=True)
-class MIResult:
+@dataclass(frozen=True, repr=False)
+class MIResult(Result):
     """A mutual-information-optimal mechanism and its certificate of (near-)optimality.
 
     Attributes
@@ -70,6 +71,8 @@ class MIResult:
     columns : int
         Lift vectors generated.
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float

@@ -47,6 +47,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import entr, logsumexp
 
+from .._results import Result
 from .._validation import as_positive
 from .bounds import as_alpha, as_workload, l1_distances, prior_weights
 
@@ -66,8 +67,8 @@ _MAX_SEARCH = 1 << 22
 _LEAF = 1 << 10
 
 
-@dataclass(frozen=True)
-class Theorem2Result:
+@dataclass(frozen=True, repr=False)
+class Theorem2Result(Result):
     """The value of Theorem 2 of 000 and how it was certified.
 
     Attributes

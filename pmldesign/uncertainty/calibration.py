@@ -9,21 +9,20 @@ estimate whose smallest entry is p_min, the sharper first-region case of Theorem
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._json import jsonable
+from .._results import Result
 from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from .bounds import min_samples
 from .estimation import empirical_prior, l1_radius, log_subset_count
 
 
-@dataclass(frozen=True)
-class Calibration:
+@dataclass(frozen=True, repr=False)
+class Calibration(Result):
     """The design parameter that turns a target (eps, delta) into an eps-PML design problem.
 
     Attributes
@@ -46,6 +45,8 @@ class Calibration:
         The estimate the design must use (None when calibrated without one).
     """
 
+    _derived = ("feasible",)
+
     target_eps: float
     delta: float
     n_samples: int
@@ -60,10 +61,6 @@ class Calibration:
     def feasible(self) -> bool:
         """Whether a design eps was found (otherwise see ``explanation``)."""
         return self.method != "none"
-
-    def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan becomes ``None``)."""
-        return jsonable({**dataclasses.asdict(self), "feasible": self.feasible})
 
     def __str__(self) -> str:
         head = (
