@@ -89,6 +89,16 @@ def test_the_quick_start_inputs_ship_with_the_checkout():
         assert proc.returncode == 0, f"not committed: {proc.stderr}"
 
 
+def test_relative_links_resolve():
+    """Links from the README to files of the checkout (docs pages, examples) point somewhere."""
+    text = README.read_text(encoding="utf-8")
+    targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)]+)\)", text)
+               if "://" not in t and not t.startswith("#")]
+    assert targets
+    for target in targets:
+        assert (ROOT / target).exists(), target
+
+
 @pytest.fixture(scope="module")
 def checkout_like(tmp_path_factory) -> Path:
     """A scratch directory with examples/data and .venv (the running environment)."""
