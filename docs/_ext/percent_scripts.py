@@ -8,24 +8,12 @@ code cell followed by what it printed. The scripts themselves stay plain Python 
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import os
 
 import jupytext
 from myst_parser.parsers.sphinx_ import MystParser
-
-
-def _run_cell(source: str, name: str, namespace: dict) -> None:
-    """Execute a cell like a notebook: a final bare expression is printed (its repr)."""
-    tree = ast.parse(source, name)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, name, "exec"), namespace)  # our own tutorial, run at build time
-    if last is not None:
-        value = eval(compile(ast.Expression(last.value), name, "eval"), namespace)
-        if value is not None:
-            print(repr(value))
 
 
 def script_to_markdown(text: str, name: str) -> str:
@@ -42,7 +30,7 @@ def script_to_markdown(text: str, name: str) -> str:
         parts.append(f"```python\n{cell.source}\n```")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            _run_cell(cell.source, name, namespace)
+            exec(compile(cell.source, name, "exec"), namespace)  # our tutorial, at build time
         if out.getvalue().strip():
             parts.append(f"```text\n{out.getvalue().rstrip()}\n```")
     return "\n\n".join(parts) + "\n"

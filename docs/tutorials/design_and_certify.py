@@ -48,7 +48,7 @@ print("epsilon_max (publishing the raw answer):", round(pml.epsilon_max(prior), 
 # %%
 eps = cert.epsilon
 best = pml.design(prior, eps)
-best
+print(repr(best))  # in a notebook, `best` alone shows it as a table
 
 # %%
 print(f"utility {best.utility:.4f} nats (upper bound {best.upper_bound:.4f}, exact: {best.exact})")
