@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
+from ._highs import new_highs
 from .polytope import cap_coefficients
 
 #: Weight of the best-bound centre in the smoothed duals (Wentges stabilisation).
@@ -166,8 +167,7 @@ class _Master:
         self.weights = weights
         n = weights.shape[0]
         self.n = n
-        solver = highspy.Highs()
-        solver.setOptionValue("output_flag", False)
+        solver = new_highs()
         solver.setOptionValue("simplex_strategy", 4)  # primal: the old basis stays feasible
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             solver.setOptionValue(option, TOLERANCE)
