@@ -27,7 +27,11 @@ root_doc = "index"
 myst_enable_extensions = ["dollarmath", "deflist"]
 myst_heading_anchors = 3
 
-autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_default_options = {
+    "members": True,
+    "member-order": "bysource",
+    "exclude-members": "__init__",  # results are returned, not built: no constructor entries
+}
 autodoc_typehints = "none"  # the numpy-style docstrings carry the types
 autodoc_class_signature = "separated"
 napoleon_google_docstring = False

@@ -79,7 +79,7 @@ class Certificate(Result):
 
     @property
     def guarantee(self) -> tuple[float, float]:
-        """The certified ``(eps, delta)``: eps-PML for the true prior w.p. >= 1 - delta.
+        """The certified ``(eps, delta)``, eps-PML for the true prior w.p. >= 1 - delta.
 
         ``(epsilon, 0)`` for a known prior, ``(worst_case_epsilon, 0)`` for every prior of a
         given ball, ``(worst_case_epsilon, delta)`` from samples.
