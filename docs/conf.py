@@ -17,6 +17,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "myst_parser",
+    "sphinx_click",
     "percent_scripts",  # docs/_ext: the tutorials (jupytext percent scripts) run and rendered
 ]
 

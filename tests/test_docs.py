@@ -44,7 +44,7 @@ def test_api_reference_documents_nothing_that_does_not_exist():
 
 @pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
-    for package in ("sphinx", "myst_parser", "furo", "jupytext"):
+    for package in ("sphinx", "myst_parser", "furo", "jupytext", "sphinx_click"):
         pytest.importorskip(package, reason="docs extra not installed (pip install -e .[docs])")
     out = tmp_path / "html"
     proc = subprocess.run(
@@ -53,10 +53,12 @@ def test_docs_build_without_warnings(tmp_path):
         capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
-    for page in ("index", "guide", "references", "typos", "api/pmldesign", "api/linear",
+    for page in ("index", "guide", "references", "typos", "extremal", "cli", "api/pmldesign",
+                 "api/linear",
                  "tutorials/design_and_certify", "tutorials/data_to_release"):
         assert (out / f"{page}.html").is_file(), page
     api = (out / "api" / "pmldesign.html").read_text(encoding="utf-8")
     assert 'id="pmldesign.certify"' in api and 'id="pmldesign.Certificate"' in api
+    assert "--target-eps" in (out / "cli.html").read_text(encoding="utf-8")
     tutorial = (out / "tutorials" / "design_and_certify.html").read_text(encoding="utf-8")
     assert "DesignResult(" in tutorial  # the tutorial ran and its output is on the page
