@@ -53,7 +53,8 @@ def test_docs_build_without_warnings(tmp_path):
         capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
-    for page in ("index", "guide", "references", "typos", "extremal", "cli", "api/pmldesign",
+    for page in ("index", "guide", "references", "typos", "extremal", "cli", "reproduction",
+                 "api/pmldesign",
                  "api/linear",
                  "tutorials/design_and_certify", "tutorials/data_to_release"):
         assert (out / f"{page}.html").is_file(), page
