@@ -54,9 +54,8 @@ def test_docs_build_without_warnings(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     for page in ("index", "guide", "references", "typos", "extremal", "cli", "reproduction",
-                 "api/pmldesign",
-                 "api/linear",
-                 "tutorials/design_and_certify", "tutorials/data_to_release"):
+                 "api/pmldesign", "api/linear", "tutorials/design_and_certify",
+                 "tutorials/data_to_release"):
         assert (out / f"{page}.html").is_file(), page
     api = (out / "api" / "pmldesign.html").read_text(encoding="utf-8")
     assert 'id="pmldesign.certify"' in api and 'id="pmldesign.Certificate"' in api
