@@ -31,7 +31,9 @@ def test_api_reference_documents_every_public_name(module):
     names = importlib.import_module(module).__all__
     missing = [n for n in names if f"{module}.{n}" not in documented
                and f"pmldesign.{n}" not in documented]
-    assert not missing, f"add to docs/api/: {missing}"
+    page = "pmldesign" if module == "pmldesign" else module.rpartition(".")[2]
+    assert not missing, (f"public names missing from the API reference: {missing}; add an "
+                         f"'.. autofunction::' / '.. autoclass::' entry to docs/api/{page}.rst")
 
 
 def test_api_reference_documents_nothing_that_does_not_exist():
