@@ -32,7 +32,9 @@ def _short(value: Any) -> str:
             text = np.array2string(value, precision=4, suppress_small=True, separator=", ",
                                    prefix="array(")
             return f"array({text})"
-        finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value.ravel()
+        if value.dtype.kind not in "iuf":  # labels, flags: the shape says enough
+            return f"array(shape={value.shape}, dtype={value.dtype})"
+        finite = value[np.isfinite(value)]
         span = f", min={finite.min():.4g}, max={finite.max():.4g}" if finite.size else ""
         return f"array(shape={value.shape}{span})"
     if isinstance(value, tuple) and len(value) > _SHOW_ENTRIES:

@@ -103,3 +103,18 @@ def test_to_dict_values_are_the_attributes(results):
 
 def test_the_package_ships_py_typed():
     assert resources.files("pmldesign").joinpath("py.typed").is_file()
+
+
+@pytest.mark.parametrize("value", [np.ones(20, bool), np.array(["a"] * 20), np.full(20, np.nan),
+                                   np.arange(30), np.zeros((3, 4, 5)), np.array([]),
+                                   np.array([np.inf, 1.0])])
+def test_repr_of_any_array_field(value):
+    from pmldesign._results import Result
+
+    @dataclasses.dataclass(frozen=True, repr=False)
+    class Holder(Result):
+        value: np.ndarray
+
+    holder = Holder(value)
+    assert repr(holder).startswith("Holder(\n    value=array(")
+    assert "<table>" in holder._repr_html_()
