@@ -190,9 +190,13 @@ def codes_for(values: Any, labels: tuple, name: str = "values") -> np.ndarray:
                                                                  dtype=object)
     if data.shape[0] == 0:
         raise InvalidInputError(f"{name}: empty; needs at least one value")
-    if isinstance(data.dtype, pd.CategoricalDtype):
+    index = pd.Index(list(labels), dtype=object)
+    if isinstance(data.dtype, pd.CategoricalDtype):  # recode the categories, not the records
         check_labels(list(data.dtype.categories), name)
-    codes = pd.Categorical(data, categories=pd.Index(list(labels), dtype=object)).codes
+        recode = np.append(index.get_indexer(data.cat.categories), -1)
+        codes = recode[data.cat.codes.to_numpy()]
+    else:
+        codes = index.get_indexer(data)
     bad = codes < 0
     if bad.any():
         first = int(np.argmax(bad))
