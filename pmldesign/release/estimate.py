@@ -137,10 +137,13 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
 
     Notes
     -----
-    Measured coverage of the 95% intervals (``tests/test_release_estimate.py``, 400 runs
-    each): 6-ary randomized response, n = 5,000, shares (0.3, 0.25, 0.2, 0.1, 0.1, 0.05),
-    eps 1: 94-96% for every share; optimal designed mechanism on Adult education with merged
-    categories: identifiable shares 94-96%, merged ones 100% (the intervals are conservative).
+    Coverage of the 95% intervals measured by simulation (400 runs each, shares
+    (0.3, 0.25, 0.2, 0.1, 0.1, 0.05); ``tests/test_release_estimate.py`` re-measures the first
+    case on every run): 6-ary randomized response, eps 1, n = 5,000: 93.5-96.5% per share
+    (EM the same); eps 3, n = 1,000: 92.8-95.5%; the optimal mutual-information design at
+    eps 1: 93.0-97.3%; the optimal P(Y = X) design at eps 2, which merges the three smallest
+    categories: identifiable shares 95.8-97.0%, merged ones 100% (their intervals, 0.09-0.21
+    wide, are the set of shares the data cannot tell apart).
 
     Examples
     --------
