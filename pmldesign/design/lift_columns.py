@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
+from ._highs import new_highs
 from .polytope import cap_coefficients
 
 #: Weight of the best-bound centre in the smoothed duals (Wentges stabilisation).
@@ -166,8 +167,7 @@ class _Master:
         self.weights = weights
         n = weights.shape[0]
         self.n = n
-        solver = highspy.Highs()
-        solver.setOptionValue("output_flag", False)
+        solver = new_highs()
         solver.setOptionValue("simplex_strategy", 4)  # primal: the old basis stays feasible
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             solver.setOptionValue(option, TOLERANCE)
@@ -233,9 +233,40 @@ class _Master:
                 f"'{self.solver.modelStatusToString(status)}'; raise time_limit or check the inputs"
             )
         solution = self.solver.getSolution()
-        self.theta = np.asarray(solution.col_value)[1:]
+        self.theta = self._refined(np.asarray(solution.col_value))[1:]
         self.reduced = np.asarray(solution.col_dual)[1:]
-        return self.solver.getInfo().objective_function_value, np.asarray(solution.row_dual)[:-1]
+        value = float(self.solver.getLp().col_cost_[1:] @ self.theta)
+        return value, np.asarray(solution.row_dual)[:-1]
+
+    def _refined(self, x: np.ndarray) -> np.ndarray:
+        """The basic solution recomputed from the basis by iterative refinement.
+
+        Warm-started masters hold near-parallel columns (perturbed vertices), and the simplex
+        solution can then miss the row sums by 1e-9 while HiGHS reports them feasible (its
+        row activities come from the factorised basis, not from ``A x``). Two Newton steps on
+        the dense (N + 1) x (N + 1) basis bring ``A x = (1, ..., 1, 0)`` to rounding level; a
+        step that would make a basic variable negative (below -1e-12) is not taken.
+        """
+        basic = self.highspy.HighsBasisStatus.kBasic
+        chosen = np.array([s == basic for s in self.solver.getBasis().col_status])
+        if chosen.sum() != self.n + 1:
+            return x
+        matrix = np.vstack([np.hstack([np.ones((self.n, 1)), self.delta]),
+                            np.hstack([[1.0], -self.base])])
+        rhs = np.append(np.ones(self.n), 0.0)
+        for _ in range(2):
+            residual = rhs - matrix @ x
+            try:
+                step = np.linalg.solve(matrix[:, chosen], residual)
+            except np.linalg.LinAlgError:
+                return x
+            trial = x.copy()
+            trial[chosen] += step
+            if (trial[1:] < -1e-12).any():
+                return x
+            trial[1:] = np.maximum(trial[1:], 0.0)  # degenerate basic zeros at -1e-18
+            x = trial
+        return x
 
     def prune(self, keep: int) -> None:
         """Drop unused non-basic columns, worst reduced cost first, down to ``keep`` columns."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
+from ._highs import new_highs
 from .lift_columns import solve_by_columns
 from .polytope import cap_coefficients
 
@@ -153,8 +154,7 @@ def solve_compact(
     lp.a_matrix_.start_, lp.a_matrix_.index_ = matrix.indptr, matrix.indices
     lp.a_matrix_.value_ = matrix.data
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = matrix.shape[1], matrix.shape[0]
-    solver = highspy.Highs()
-    solver.setOptionValue("output_flag", False)
+    solver = new_highs()
     solver.setOptionValue("solver", "simplex" if n <= COMPACT_MAX else "ipm")
     for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
