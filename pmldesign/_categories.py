@@ -27,9 +27,9 @@ def is_pandas(values: Any) -> bool:
 
 def one_column(values: Any, name: str) -> Any:
     """A DataFrame with exactly one column becomes that column; other values pass through."""
-    columns = getattr(values, "columns", None)
-    if columns is None:
+    if getattr(values, "ndim", 1) != 2 or not hasattr(values, "columns"):
         return values
+    columns = values.columns
     if len(columns) != 1:
         raise InvalidInputError(
             f"{name}: a DataFrame must have exactly one column, got {len(columns)} "

@@ -49,7 +49,7 @@ def privatize_dask(values: Any, mech: Mechanism, rng: Any) -> Any:
     import dask
     import dask.dataframe as dd
 
-    columns = getattr(values, "columns", None)
+    columns = values.columns if values.ndim == 2 else None
     if columns is not None and len(columns) != 1:
         raise InvalidInputError(
             f"values: a DataFrame must have exactly one column, got {len(columns)}; "

@@ -87,7 +87,7 @@ def _wrap(values: Any, codes: np.ndarray, outputs: tuple) -> Any:
     if is_pandas(values):
         import pandas as pd
 
-        frame = getattr(values, "columns", None) is not None
+        frame = values.ndim == 2
         series = one_column(values, "values")
         if isinstance(series.dtype, pd.CategoricalDtype):
             data = pd.Categorical.from_codes(codes, categories=pd.Index(list(outputs)))
