@@ -1,0 +1,86 @@
+"""Release layer: privatise 10^8 int8 records through 16 categories, peak memory, and Dask.
+
+Targets (issue 11): within 8x of drawing as many numpy uniforms; peak extra memory at most 4x
+the input's bytes plus a small constant (measured in a fresh process by ru_maxrss, so it
+counts every allocation, not only numpy's); Dask: throughput and peak memory per worker of a
+2-process LocalCluster vs the single-process numpy path on the same records.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import pmldesign as pml
+
+from ._timing import Result, best_of
+
+_MEMORY_CHILD = """
+import json, resource, sys, numpy as np, pmldesign as pml
+n = int(sys.argv[1])
+rng = np.random.default_rng(0)
+mech = rng.exponential(size=(16, 16)); mech /= mech.sum(axis=1, keepdims=True)
+codes = rng.integers(0, 16, size=n, dtype=np.int8)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+out = pml.privatize(codes, mech, rng=1)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"input": codes.nbytes, "extra": after - before}))
+"""
+
+
+def _mechanism() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    mech = rng.exponential(size=(16, 16))
+    return mech / mech.sum(axis=1, keepdims=True)
+
+
+def _dask_rows(n: int, workers: int) -> tuple[float, float, list[int]]:
+    """Seconds to privatise and count n int8 records on a LocalCluster; peak RSS per worker."""
+    import dask.array as da
+    import dask.dataframe as dd
+    from dask.distributed import Client, LocalCluster
+
+    mech = pml.Mechanism(_mechanism())
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit="4GiB") as cluster, \
+            Client(cluster) as client:
+        codes = da.random.default_rng(0).integers(0, 16, size=n, chunks=10**7, dtype=np.int8)
+        series = dd.from_dask_array(codes)
+        start = time.perf_counter()
+        est = pml.estimate_frequencies(pml.privatize(series, mech, rng=1), mech)
+        seconds = time.perf_counter() - start
+        import resource
+
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    assert est.n == n
+    return seconds, n / seconds, sorted(peaks.values())
+
+
+def run(quick: bool = False) -> list[Result]:
+    n = 10**7 if quick else 10**8
+    mech = _mechanism()
+    codes = np.random.default_rng(0).integers(0, 16, size=n, dtype=np.int8)
+    uniform = best_of(lambda: np.random.default_rng(1).random(n), repeat=2)
+    ours = best_of(lambda: pml.privatize(codes, mech, rng=1), repeat=2)
+    results = [Result(f"privatize int8 16 cats, n={n:.0e}", ours, "numpy uniforms", uniform,
+                      "<= 8", ours / uniform <= 8, "output uint8")]
+    child = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(n)], capture_output=True,
+                           text=True, check=True)
+    mem = json.loads(child.stdout)
+    ratio = mem["extra"] / mem["input"]
+    results.append(Result(f"privatize peak extra memory, n={n:.0e}", ratio, "input bytes", 1.0,
+                          "<= 4 + small", ratio <= 4.1,
+                          f"{mem['extra'] / 2**20:.0f} MiB over {mem['input'] / 2**20:.0f} MiB"))
+    single = best_of(lambda: pml.estimate_frequencies(pml.privatize(codes, mech, rng=1), mech),
+                     repeat=1)
+    seconds, rate, peaks = _dask_rows(n, 2)
+    results.append(Result(
+        f"dask LocalCluster 2 procs, privatize+estimate n={n:.0e}", seconds,
+        "single process numpy", single, "report", True,
+        f"{rate / 1e6:.1f} M rows/s; peak RSS per worker "
+        f"{', '.join(f'{p / 2**20:.0f}' for p in peaks)} MiB; 10^7-row partitions"))
+    return results
