@@ -24,7 +24,9 @@ import json, resource, sys, numpy as np, pmldesign as pml
 n = int(sys.argv[1])
 rng = np.random.default_rng(0)
 mech = rng.exponential(size=(16, 16)); mech /= mech.sum(axis=1, keepdims=True)
-codes = rng.integers(0, 16, size=n, dtype=np.int8)
+codes = np.empty(n, dtype=np.int8)
+for start in range(0, n, 10**6):  # chunked, so generating the input leaves no high-water mark
+    codes[start : start + 10**6] = rng.integers(0, 16, size=min(10**6, n - start), dtype=np.int8)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 out = pml.privatize(codes, mech, rng=1)
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -16,6 +16,10 @@ import numpy as np
 from ._errors import InvalidInputError
 
 
+#: Records counted per np.bincount call (it converts its input to intp).
+_COUNT_BLOCK = 1 << 20
+
+
 def is_dask(values: Any) -> bool:
     """Whether ``values`` is a dask collection (recognised without importing dask)."""
     return type(values).__module__.split(".")[0] in ("dask", "dask_expr")
@@ -153,14 +157,23 @@ def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, n
     else:
         labels = check_labels(list(categories), "categories")
     codes = codes_for(values, labels, name)
-    return labels, np.bincount(codes, minlength=len(labels)).astype(np.int64)
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for start in range(0, codes.shape[0], _COUNT_BLOCK):  # bincount copies to intp: bound it
+        counts += np.bincount(codes[start : start + _COUNT_BLOCK], minlength=len(labels))
+    return labels, counts
 
 
 def _dask_counts(values: Any):
     """Counts, (number missing, []) and dtype of a dask Series, in one pass over the data."""
     import dask
 
-    counts, nulls = dask.compute(values.value_counts(dropna=True), values.isna().sum())
+    # per-partition counts summed on the client: M numbers per partition, no shuffle
+    per_part = values.map_partitions(
+        lambda part: part.value_counts(dropna=True).rename("count").rename_axis("value")
+        .reset_index().astype({"value": object}),
+        meta={"value": object, "count": "int64"})
+    parts, nulls = dask.compute(per_part, values.isna().sum())
+    counts = parts.groupby("value", sort=False)["count"].sum()
     return counts, (int(nulls), []), values.dtype
 
 
