@@ -15,7 +15,6 @@ import numpy as np
 
 from ._errors import InvalidInputError
 
-
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
 

@@ -290,6 +290,29 @@ class Mechanism(NDArrayOperatorsMixin):
                          self.outputs if outputs is None else outputs, self.guarantee)
 
 
+def labels_of(prior: Any) -> tuple | None:
+    """The labels of a prior given as a pandas Series (its index), else ``None``."""
+    index = getattr(prior, "index", None)
+    if index is None or isinstance(prior, np.ndarray) or callable(index):
+        return None
+    return tuple(index)
+
+
+def labelled(matrix: Any, prior: Any, *, same_outputs: bool, **guarantee: Any):
+    """``matrix`` as a :class:`Mechanism` labelled by ``prior``'s index, or unchanged.
+
+    Mechanism-returning functions call this: when the prior is a pandas Series its index
+    labels the inputs (and the outputs, when they correspond to the inputs) and the
+    guarantee records ``guarantee``; an unlabelled prior gives the plain array back.
+    """
+    labels = labels_of(prior)
+    if labels is None:
+        return matrix
+    prior_values = tuple(float(v) for v in np.asarray(prior, dtype=np.float64))
+    return Mechanism(matrix, labels, labels if same_outputs else None,
+                     Guarantee(prior=prior_values, **guarantee))
+
+
 def load_mechanism(path: str | Path) -> Mechanism:
     """Read a mechanism by extension.
 
