@@ -31,6 +31,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
                                     suffix=target.suffix)
     os.close(handle)
     temporary = Path(name)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual mode
     try:
         yield temporary
         os.replace(temporary, target)

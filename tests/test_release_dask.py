@@ -75,5 +75,5 @@ def test_cli_engine_dask_matches_itself_and_the_partition_rule(tmp_path):
     assert set(outs[0]["answer"]) <= set(CATS)
     with pytest.raises(SystemExit) as exit_:
         main(["estimate", str(tmp_path / "one.csv"), "--column", "answer", "--mechanism",
-              str(path), "--engine", "dask", "--json"])
+              str(path), "--engine", "dask", "--workers", "2", "--json"])
     assert exit_.value.code == 0

@@ -18,6 +18,10 @@ from ..mechanism import Mechanism
 from . import _io
 
 ENGINES = click.Choice(["pandas", "dask"])
+#: Bytes of CSV per dask partition: bounds the memory per worker (a partition of short text
+#: cells takes about 5-10x its bytes in pandas). The partitioning, and so the output under a
+#: seed, depends on it.
+BLOCKSIZE = "16MB"
 
 
 def _is_parquet(path: str) -> bool:
@@ -33,7 +37,9 @@ def read_table(path: str, engine: str = "pandas"):
         if engine == "dask":
             import dask.dataframe as dd
 
-            return dd.read_parquet(path) if _is_parquet(path) else dd.read_csv(path, **text)
+            if _is_parquet(path):
+                return dd.read_parquet(path)
+            return dd.read_csv(path, blocksize=BLOCKSIZE, **text)
         import pandas as pd
 
         return pd.read_parquet(path) if _is_parquet(path) else pd.read_csv(path, **text)
@@ -111,6 +117,30 @@ def write_table(table, path: str) -> None:
         if _is_parquet(path):
             table.to_parquet(tmp, index=False)
         elif dask:
-            table.to_csv(str(tmp), single_file=True, index=False)
+            _stream_csv(table, tmp)
         else:
             table.to_csv(tmp, index=False)
+
+
+def _stream_csv(table, path) -> None:
+    """Compute a few partitions at a time (one per worker) and append them to one CSV.
+
+    dask's ``to_csv(single_file=True)`` serialises the writes but lets the reads run ahead,
+    so memory grows with the file; here at most one batch of partitions is in memory.
+    """
+    import os
+
+    import dask
+
+    try:
+        from dask.distributed import get_client
+
+        batch = max(1, len(get_client().scheduler_info()["workers"]))
+    except (ImportError, ValueError):
+        batch = os.cpu_count() or 1
+    parts = table.to_delayed()
+    with open(path, "w", newline="") as handle:
+        for start in range(0, len(parts), batch):
+            frames = dask.compute(*parts[start : start + batch])
+            for k, frame in enumerate(frames):
+                frame.to_csv(handle, index=False, header=start + k == 0)

@@ -38,17 +38,17 @@ def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]
     return parent.spawn(n_partitions)
 
 
-def _partition(part: Any, mech: Mechanism, seed: np.random.SeedSequence) -> Any:
+def _partition(part: Any, mech: Mechanism, seeds: list, partition_info=None) -> Any:
     if len(part) == 0:
         return _wrap(part, np.empty(0, dtype=np.intp), mech.outputs)
+    if partition_info is None:  # never silently reuse a seed
+        raise RuntimeError("dask did not say which partition this is (partition_info)")
+    seed = seeds[partition_info["number"]]
     return privatize_local(part, mech, np.random.default_rng(seed))
 
 
 def privatize_dask(values: Any, mech: Mechanism, rng: Any) -> Any:
-    """Lazy dask Series/DataFrame of outputs with the input's partitions and divisions."""
-    import dask
-    import dask.dataframe as dd
-
+    """Lazy dask Series/DataFrame of outputs, blockwise on the input's partitions."""
     columns = values.columns if values.ndim == 2 else None
     if columns is not None and len(columns) != 1:
         raise InvalidInputError(
@@ -57,7 +57,4 @@ def privatize_dask(values: Any, mech: Mechanism, rng: Any) -> Any:
         )
     meta = _wrap(values._meta, np.empty(0, dtype=np.intp), mech.outputs)
     seeds = partition_seeds(rng, values.npartitions)
-    task = dask.delayed(_partition, pure=True)
-    parts = [task(part, mech, seed) for part, seed in zip(values.to_delayed(), seeds,
-                                                            strict=True)]
-    return dd.from_delayed(parts, meta=meta, divisions=values.divisions, verify_meta=False)
+    return values.map_partitions(_partition, mech, seeds, meta=meta, align_dataframes=False)
