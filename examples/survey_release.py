@@ -74,8 +74,9 @@ table = pd.DataFrame({"true share": truth,
 print(f"\nmean absolute error of the estimated shares over {runs} privatisations:")
 print(table.round(4).to_string())
 total = {k: float(np.mean(np.sum(v, axis=1))) for k, v in errors.items()}
+ratio = total["randomized response"] / total["optimal PML"]
 print(f"mean l1 error: optimal PML {total['optimal PML']:.4f}, randomized response "
-      f"{total['randomized response']:.4f} (ratio {total['randomized response'] / total['optimal PML']:.1f}x)")
+      f"{total['randomized response']:.4f} (k-RR / optimal: {ratio:.2f})")
 
 import matplotlib  # noqa: E402
 

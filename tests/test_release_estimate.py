@@ -1,4 +1,4 @@
-"""estimate_frequencies: unbiased where identifiable, intervals that cover, merged shares flagged."""
+"""estimate_frequencies: unbiased where identifiable, covering intervals, merged shares flagged."""
 
 from __future__ import annotations
 
