@@ -192,6 +192,8 @@ def codes_for(values: Any, labels: tuple, name: str = "values") -> np.ndarray:
     """
     values = one_column(values, name)
     n = len(labels)
+    if is_pandas(values) and getattr(values.dtype, "kind", "") in "iu":
+        values = values.to_numpy()  # plain integer column: the fast path below, no hashing
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and all(
         isinstance(v, int) for v in labels
     ):
