@@ -67,7 +67,7 @@ def test_labels_index_the_result_and_bad_input_is_rejected():
     est = pml.estimate_frequencies(out, mech, confidence=0.9)
     assert list(est.estimate.index) == ["no", "yes"] and est.n == 1000
     assert est.to_dict()["shares"][1]["category"] == "yes"
-    assert "no" in repr(est)
+    assert "no" in repr(est) and "<table" in est._repr_html_()
     with pytest.raises(pml.InvalidInputError, match="'maybe'"):
         pml.estimate_frequencies(["N", "maybe"], mech)
     with pytest.raises(pml.InvalidInputError, match="method"):

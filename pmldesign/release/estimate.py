@@ -90,6 +90,12 @@ class FrequencyEstimate:
                 f"confidence={self.confidence:g})")
         return head + "\n" + self.to_frame().to_string(float_format=lambda v: f"{v:.4f}")
 
+    def _repr_html_(self) -> str:
+        import html
+
+        head = html.escape(repr(self).splitlines()[0])
+        return f"<p>{head}</p>" + self.to_frame().to_html(float_format=lambda v: f"{v:.4f}")
+
 
 def identifiable_shares(matrix: np.ndarray) -> np.ndarray:
     """Which inputs' shares are recoverable from ``q = M^T p`` (e_x in M's column space).
