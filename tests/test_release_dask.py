@@ -77,3 +77,31 @@ def test_cli_engine_dask_matches_itself_and_the_partition_rule(tmp_path):
         main(["estimate", str(tmp_path / "one.csv"), "--column", "answer", "--mechanism",
               str(path), "--engine", "dask", "--workers", "2", "--json"])
     assert exit_.value.code == 0
+
+
+def test_cli_engine_dask_parquet_folder_and_errors(tmp_path, capsys):
+    from pmldesign.cli.main import main
+
+    series, mech = _series(), _mech()
+    data, path = tmp_path / "data.csv", tmp_path / "mech.json"
+    series.to_frame().to_csv(data, index=False)
+    mech.save(path)
+    out = tmp_path / "out.parquet"
+    with pytest.raises(SystemExit) as exit_:
+        main(["privatize", str(data), "--column", "answer", "--mechanism", str(path), "--seed",
+              "1", "-o", str(out), "--engine", "dask"])
+    assert exit_.value.code == 0 and out.is_dir()
+    assert len(pd.read_parquet(out)) == len(series)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["estimate", str(out), "--column", "answer", "--mechanism", str(path), "--json"])
+    assert exit_.value.code == 0 and '"n": 4000' in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    series.where(series.index != 7, "zzz").to_frame().to_csv(bad, index=False)
+    with pytest.raises(SystemExit) as exit_:
+        main(["privatize", str(bad), "--column", "answer", "--mechanism", str(path), "-o",
+              str(tmp_path / "never.csv"), "--engine", "dask"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "'zzz'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "never.csv").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries

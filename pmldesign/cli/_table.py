@@ -96,6 +96,23 @@ def text_labels(mechanism: Mechanism) -> Mechanism:
 def write_table(table, path: str) -> None:
     """Write CSV (no index) or Parquet by extension, atomically (nothing on failure).
 
+    Errors of the writers (a folder that does not exist, a type Parquet cannot store) become
+    one-line :class:`~pmldesign.InvalidInputError` messages.
+    """
+    if not Path(path).parent.is_dir():
+        raise InvalidInputError(f"--output: folder {Path(path).parent} does not exist")
+    try:
+        _write_table(table, path)
+    except (OSError, ValueError, TypeError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        message = " ".join(str(exc).split())[:200]
+        raise InvalidInputError(f"--output: cannot write {path}: {message}") from None
+
+
+def _write_table(table, path: str) -> None:
+    """:func:`write_table` without the error translation.
+
     A dask table is written partition by partition: one CSV file, or for Parquet a folder of
     part files at ``path`` (renamed into place when complete).
     """

@@ -11,7 +11,7 @@ from .privatize import dask_workers
 
 
 @click.command("estimate")
-@click.argument("data", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path())
 @click.option("--column", default=None, help="Privatised column (default: the only one).")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="The mechanism that privatised it (.json, .csv or .npy).")

@@ -23,7 +23,7 @@ def dask_workers(engine: str, workers: int | None):
 
 
 @click.command("privatize")
-@click.argument("data", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path())
 @click.option("--column", default=None, help="Column to privatise (default: the only one).")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="Mechanism file: .json (labelled, from design -o mech.json), .csv or .npy.")

@@ -91,9 +91,13 @@ def _wrap(values: Any, codes: np.ndarray, outputs: tuple) -> Any:
         series = one_column(values, "values")
         if isinstance(series.dtype, pd.CategoricalDtype):
             data = pd.Categorical.from_codes(codes, categories=pd.Index(list(outputs)))
-        else:
+            result = pd.Series(data, index=series.index, name=series.name)
+        elif all(isinstance(v, int) for v in outputs):
             data = codes if default else _label_array(outputs).take(codes)
-        result = pd.Series(data, index=series.index, name=series.name)
+            result = pd.Series(data, index=series.index, name=series.name)
+        else:  # text labels: pandas' string dtype (Arrow/Parquet writers need a typed column)
+            result = pd.Series(_label_array(outputs).take(codes), index=series.index,
+                               name=series.name, dtype=str)
         return result.to_frame() if frame else result
     if isinstance(values, np.ndarray):
         return codes if default else _label_array(outputs, strings=str).take(codes)
