@@ -79,3 +79,35 @@ def test_a_series_prior_labels_designs_and_baselines():
     mi = pml.design(prior, 0.5)
     assert mi.mechanism.inputs == tuple(CATS) and mi.mechanism.outputs == tuple(
         range(mi.mechanism.shape[1]))
+
+
+def _exact_ball_check(matrix, estimate, radius, eps):
+    """Fractions only: max_x M[x, y] <= e^eps Q_Y(y) at every vertex Q of the l1 ball."""
+    from fractions import Fraction
+
+    e_eps = Fraction(math.exp(eps)) * (1 - Fraction(1, 2**50))  # below e^eps
+    rows = [[Fraction(v) for v in row] for row in np.asarray(matrix)]
+    center = [Fraction(v) for v in estimate]
+    total = sum(center)
+    center = [v / total for v in center]  # the prior is read as p / sum p
+    half = Fraction(radius) / 2
+    n = len(center)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            prior = list(center)
+            prior[i] += half
+            prior[j] -= half
+            assert prior[j] > 0
+            for y in range(len(rows[0])):
+                p_y = sum(prior[x] * rows[x][y] for x in range(n))
+                top = max(rows[x][y] for x in range(n))
+                assert top <= e_eps * p_y, (i, j, y)
+
+
+@pytest.mark.parametrize("gain", [None, np.eye(3)])
+def test_design_from_samples_meets_its_guarantee_in_exact_arithmetic(gain):
+    result = pml.design_from_samples(_samples(seed=5), 0.8, 1e-6, gain=gain)
+    cal = result.calibration
+    _exact_ball_check(result.mechanism.matrix, cal.prior_estimate, cal.radius, 0.8)
