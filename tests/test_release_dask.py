@@ -38,6 +38,8 @@ def test_dask_equals_pandas_partition_by_partition():
     assert out.index.equals(series.index)
     assert pml.privatize(lazy, mech, rng=42).compute().equals(out)  # same seed, same output
     assert not pml.privatize(lazy, mech, rng=43).compute().equals(out)
+    one = pml.privatize(dd.from_pandas(series, npartitions=1), mech, rng=42).compute()
+    pd.testing.assert_series_equal(one, pml.privatize(series, mech, rng=42), check_dtype=False)
     frame = pml.privatize(lazy.to_frame(), mech, rng=42).compute()  # a 1-column DataFrame
     assert list(frame.columns) == ["answer"] and frame["answer"].equals(out)
 

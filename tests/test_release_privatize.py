@@ -54,7 +54,11 @@ def test_numpy_codes_give_the_smallest_dtype_and_match_sample():
     codes = np.random.default_rng(6).integers(0, 16, 50_000).astype(np.int8)
     out = pml.privatize(codes, matrix, rng=9)
     assert out.dtype == np.uint8
-    assert np.array_equal(out, pml.sample(matrix, codes, rng=9))  # one sampler, one stream
+    child = np.random.SeedSequence(9).spawn(1)[0]  # a seed is used as for one partition
+    assert np.array_equal(out, pml.sample(matrix, codes, rng=child))  # one sampler, one stream
+    generator = np.random.default_rng(4)
+    assert np.array_equal(pml.privatize(codes, matrix, rng=generator),
+                          pml.sample(matrix, codes, rng=np.random.default_rng(4)))
 
 
 def test_same_seed_same_output_and_block_size_does_not_matter(monkeypatch):

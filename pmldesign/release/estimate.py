@@ -159,7 +159,7 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     >>> data = ["a"] * 500 + ["b"] * 300 + ["c"] * 200
     >>> est = estimate_frequencies(pml.privatize(data, rr, rng=1), rr)
     >>> est.estimate.round(2).tolist(), est.method
-    ([0.49, 0.31, 0.2], 'inversion')
+    ([0.49, 0.33, 0.18], 'inversion')
     """
     if method not in METHODS:
         raise InvalidInputError(f"method: must be one of {METHODS}, got {method!r}")

@@ -34,10 +34,11 @@ def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
     mechanism : Mechanism or (N, M) array_like
         Row-stochastic matrix, ``P(y | x)``.
     rng : numpy.random.Generator, int, SeedSequence or None
-        Randomness (``numpy.random.default_rng(rng)``). For dask input, one child seed per
-        partition is spawned from ``numpy.random.SeedSequence(rng)`` (see
-        :func:`pmldesign.release.partition_seeds`), so a seed and a partitioning give the same
-        output on any cluster.
+        Randomness. A Generator is used as it is. A seed (int, SeedSequence, None: fresh
+        entropy) spawns one child seed per partition (see
+        :func:`pmldesign.release.partition_seeds`); in-memory data count as one partition.
+        So a seed and a partitioning give the same output on any cluster, and a dask column
+        with one partition gives exactly the pandas result.
 
     Returns
     -------
@@ -62,12 +63,15 @@ def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
     >>> privatize(np.array([0, 1, 1]), [[0.0, 1.0], [1.0, 0.0]], rng=0)
     array([1, 0, 0], dtype=uint8)
     """
+    from ._dask import partition_seeds, privatize_dask
+
     mech = as_labelled(mechanism)
     if is_dask(values):
-        from ._dask import privatize_dask
-
         return privatize_dask(values, mech, rng)
-    return privatize_local(values, mech, np.random.default_rng(rng))
+    if isinstance(rng, np.random.Generator):
+        return privatize_local(values, mech, rng)
+    # a seed is used as for one partition, so in-memory data == the same data as 1 partition
+    return privatize_local(values, mech, np.random.default_rng(partition_seeds(rng, 1)[0]))
 
 
 def privatize_local(values: Any, mech: Mechanism, generator: np.random.Generator) -> Any:
