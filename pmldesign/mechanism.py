@@ -162,9 +162,10 @@ class Mechanism(NDArrayOperatorsMixin):
 
     # --- array behaviour -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        if copy:
-            return np.array(self.matrix, dtype=dtype)
-        return self.matrix if dtype is None else self.matrix.astype(dtype, copy=False)
+        # a writable copy unless copy=False: code that accepts arrays may modify them in place
+        if copy is False:
+            return self.matrix if dtype is None else self.matrix.astype(dtype, copy=False)
+        return np.array(self.matrix, dtype=dtype)
 
     def __array_ufunc__(self, ufunc, method, *args, **kwargs):
         args = tuple(a.matrix if isinstance(a, Mechanism) else a for a in args)
