@@ -64,3 +64,21 @@ def test_docs_build_without_warnings(tmp_path):
     assert "--target-eps" in (out / "cli.html").read_text(encoding="utf-8")
     tutorial = (out / "tutorials" / "design_and_certify.html").read_text(encoding="utf-8")
     assert "DesignResult(" in tutorial  # the tutorial ran and its output is on the page
+
+
+# Pointers to files that do not ship with the repository (split so this file does not match).
+OUTSIDE = [r"shared/" + "papers", r"\.\./" + "shared", r"extremal-mechanisms-" + "notes",
+           r"extremal-mechanisms " + "notes", r"\bnotes,? " + r"Sec\.", r"\bnotes " + r"\[S\d\]"]
+
+
+def test_no_citation_points_outside_the_repository():
+    """Docstrings, comments and docs cite docs/ pages, never files that are not shipped."""
+    pattern = re.compile("|".join(OUTSIDE))
+    files = [p for d in ("pmldesign", "tests", "benchmarks", "examples", "docs")
+             for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md", ".rst")]
+    files += [ROOT / "README.md", ROOT / "REPRODUCTION.md", ROOT / "BENCHMARKS.md"]
+    hits = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+            for p in files if p.is_file()
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if pattern.search(line)]
+    assert not hits, "\n".join(hits)

@@ -1,7 +1,8 @@
 """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at one budget eps.
 
 All three mechanisms are eps-PML for the prior (with ``radius`` > 0: for every prior of the l1
-ball around it): the first by design, the second by calibration (notes Sec. 5; over the ball
+ball around it): the first by design, the second by calibration (docs/extremal.md Sec. 5; over the
+ball
 see :func:`rr_for_pml`) and the third because eps-LDP implies eps-PML for every prior
 (003 Sec. I), so the optimal PML utility is at least the other two.
 """
