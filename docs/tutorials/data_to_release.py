@@ -7,9 +7,8 @@
 # records with it and estimates the category shares back from the privatised release. The data
 # are four categories of the UCI Adult table shipped with pmldesign (sex x income).
 #
-# The steps use `pml.sample` to privatise and a least-squares inversion to estimate the shares.
-# (A release layer with labelled mechanisms, `pml.privatize` and `pml.estimate_frequencies`, is
-# under way; this tutorial will use it once it lands.)
+# The last step uses the release layer: `pml.privatize` replaces every record by a draw from its
+# row of the mechanism, and `pml.estimate_frequencies` estimates the shares back with intervals.
 
 # %%
 import numpy as np
@@ -66,15 +65,13 @@ print(f"randomized response: utility {pml.mutual_information(rr, estimate):.4f} 
 # ## Privatise and estimate the shares back
 #
 # Every record is replaced by one output drawn from its row of the mechanism. An analyst who
-# knows the mechanism estimates the input shares from the output shares $q = p M$ by least
-# squares, projected back onto the simplex by clipping and renormalising.
+# knows the mechanism estimates the input shares from the released outputs.
 
 # %%
-released = pml.sample(design.mechanism, records, rng=2026)
-observed = np.bincount(released, minlength=design.mechanism.shape[1]) / released.size
-solution = np.linalg.lstsq(design.mechanism.T, observed, rcond=None)[0]
-shares = np.clip(solution, 0.0, None)
-shares /= shares.sum()
-for label, true, est in zip(labels, estimate, shares, strict=True):
+released = pml.privatize(records, design.mechanism, rng=2026)
+shares = pml.estimate_frequencies(released, design.mechanism)
+print(shares)
+estimated = np.asarray(shares.estimate, dtype=float)
+for label, true, est in zip(labels, estimate, estimated, strict=True):
     print(f"{label:16s} in the data {true:.4f}, estimated from the release {est:.4f}")
-print(f"total variation: {0.5 * np.abs(shares - estimate).sum():.4f}")
+print(f"total variation: {0.5 * np.abs(estimated - estimate).sum():.4f}")
