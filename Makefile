@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 CONSTRAINTS := constraints.txt
 PIP = PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip
 
-.PHONY: demo test test-latest test-minimum constraints bench lint clean
+.PHONY: demo test test-latest test-minimum constraints docs bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,10 @@ $(VENV)/.installed-demo: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	$(PIP) install --quiet -e .
 	touch $@
 
-# test: the package with the test tools (and the optional engines the suite exercises)
+# test: the package with the test tools (and the optional engines the suite exercises) and the
+# docs tools (the suite builds the docs: tests/test_docs.py)
 $(VENV)/.installed-test: $(VENV)/.installed-demo
-	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install --quiet -e ".[dev,docs]"
 	touch $@
 
 demo: $(VENV)/.installed-demo
@@ -32,6 +33,11 @@ demo: $(VENV)/.installed-demo
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
+
+# docs: the Sphinx site into build/docs/html, warnings are errors (as in tests/test_docs.py)
+docs: $(VENV)/.installed-test
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs/html
+	@echo "docs: build/docs/html/index.html"
 
 LATEST := .venv-latest
 test-latest:

@@ -4,7 +4,7 @@ Ours: ``maximize_mutual_information`` (column generation; exact pricing by enume
 N = 20, branch and bound beyond; budgets of 10 s for N = 24, 32 and 5 s / 60 s for N = 64, where
 the run uses its whole budget trying to close the gap to 1e-10 and reports the certified gap).
 Baseline: one HiGHS LP over *every* vertex of the lift polytope (N 2^(N-1) candidates,
-extremal-mechanisms notes Sec. 4), feasible up to N = 16. Prior: Dirichlet(2, ..., 2) with a
+docs/extremal.md Sec. 4), feasible up to N = 16. Prior: Dirichlet(2, ..., 2) with a
 fixed seed; eps = 0.5 and 1.5.
 """
 

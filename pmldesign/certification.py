@@ -16,14 +16,15 @@ import numpy as np
 from ._categories import category_counts
 from ._errors import InvalidInputError
 from ._json import jsonable
+from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .mechanism import Mechanism
 from .uncertainty import bounds, estimation, sets
 
 
-@dataclass(frozen=True)
-class Certificate:
+@dataclass(frozen=True, repr=False)
+class Certificate(Result):
     """What a mechanism guarantees for a prior.
 
     Attributes
@@ -61,6 +62,8 @@ class Certificate:
         With samples: the empirical prior (eq. (3) of 003) the other figures refer to.
     """
 
+    _derived = ("guarantee",)
+
     epsilon: float
     per_outcome: np.ndarray
     output_probabilities: np.ndarray
@@ -78,7 +81,7 @@ class Certificate:
 
     @property
     def guarantee(self) -> tuple[float, float]:
-        """The certified ``(eps, delta)``: eps-PML for the true prior w.p. >= 1 - delta.
+        """The certified ``(eps, delta)``, eps-PML for the true prior w.p. >= 1 - delta.
 
         ``(epsilon, 0)`` for a known prior, ``(worst_case_epsilon, 0)`` for every prior of a
         given ball, ``(worst_case_epsilon, delta)`` from samples.

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
@@ -22,8 +23,8 @@ UTILITIES = ("mutual_information", "linear")
 EXACT_GAP = 1e-9
 
 
-@dataclass(frozen=True)
-class DesignResult:
+@dataclass(frozen=True, repr=False)
+class DesignResult(Result):
     """An optimal (or best found) mechanism and what is certified about it.
 
     Attributes
@@ -49,6 +50,8 @@ class DesignResult:
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -101,7 +104,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]) or M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)), see :mod:`.polytope`. A linear gain is one sparse LP (HiGHS); mutual
-    information uses the column-generation engine :mod:`.mutual_information` (notes Sec. 4).
+    information uses the column-generation engine :mod:`.mutual_information` (docs/extremal.md Sec.
+    4).
     The solver output is cleaned, repaired and re-certified (:mod:`.repair`).
 
     Parameters
@@ -145,7 +149,7 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
     The same engines as :func:`design` on the LDP cone (extremal mechanisms of Kairouz et al.,
-    notes [S5]); ``leakage`` is the certified LDP epsilon.
+    Kairouz et al., see docs/references.md); ``leakage`` is the certified LDP epsilon.
 
     Examples
     --------

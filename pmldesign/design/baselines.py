@@ -16,7 +16,7 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
-    its LDP epsilon is exactly ``eps`` (extremal-mechanisms notes, Sec. 5).
+    its LDP epsilon is exactly ``eps`` (docs/extremal.md, Sec. 5).
 
     Examples
     --------
@@ -39,7 +39,7 @@ def rr_ldp_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> float:
     """LDP parameter delta of the randomized response that is exactly eps-PML for ``prior``.
 
     ``e^delta = e^eps (1 - p) / (1 - e^eps p)`` with ``p = p_min`` for ``eps < -log p``, else
-    ``inf`` (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
+    ``inf`` (docs/extremal.md, Sec. 5, inverting ``eps_min(RR_delta) =
     log(e^delta / (1 + p_min (e^delta - 1)))``). Over the l1 ball of ``radius`` beta, the worst
     prior lowers ``P_Y(y)`` by ``(beta/2)(max col - min col)`` (Corollary 1 of 003, see
     :mod:`pmldesign.uncertainty.sets`), which for RR's column y gives
@@ -56,7 +56,7 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     """Randomized response calibrated to eps-PML for ``prior``, or for its whole l1 ball.
 
     The k-ary randomized response whose largest per-output leakage, attained at the least
-    likely symbol, equals ``eps`` (notes Sec. 5); with ``radius`` beta, the largest whose
+    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta, the largest whose
     leakage capacity over ``B_beta(prior)`` (Definition 5 of 003) is ``eps``. The identity once
     ``eps >= -log(p_min - beta/2)``. The result is re-certified with no slack: if rounding
     puts the leakage above eps, the LDP parameter is lowered by a relative 1e-15, 2e-15, ...

@@ -3,7 +3,7 @@
 Every feasible set of :mod:`.polytope` is, column by column, the cone
 ``K = {c >= 0 : a max c <= b <pi, c> + d min c}`` (:func:`.cap_coefficients`), and the design LP
 is ``max sum_y <W_y, c_y>`` over ``c_y in K`` with ``sum_y c_y = 1`` (rows of the mechanism sum
-to 1). This is the vertex LP of the extremal-mechanisms notes (Sec. 4) with labelled outputs: a
+to 1). This is the vertex LP of docs/extremal.md (Sec. 4) with labelled outputs: a
 master LP with only the N row-sum equalities, over columns ``(y, r)`` with ``r`` a vertex of the
 normalised section ``{c in K : <nu, c> = 1}`` (``nu = pi``; uniform for LDP, where any positive
 ``nu`` works).

@@ -1,7 +1,7 @@
 """Mutual-information-optimal PML mechanisms by column generation over lift vectors.
 
 The optimal mechanism for a sub-convex utility such as mutual information is a linear program
-over lift vectors ``g`` (extremal-mechanisms notes Sec. 4, "Theorem 6" of the extremal paper):
+over lift vectors ``g`` (docs/extremal.md Sec. 4, "Theorem 6" of the extremal paper):
 
     maximise  sum_g theta_g mu(g)   subject to   sum_g theta_g g = 1,  theta >= 0,
 
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidInputError, SolverError
+from .._results import Result
 from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ..leakage import mutual_information
 from ..uncertainty.sets import as_radius
@@ -48,8 +49,8 @@ _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toleran
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
 
-@dataclass(frozen=True)
-class MIResult:
+@dataclass(frozen=True, repr=False)
+class MIResult(Result):
     """A mutual-information-optimal mechanism and its certificate of (near-)optimality.
 
     Attributes
@@ -70,6 +71,8 @@ class MIResult:
     columns : int
         Lift vectors generated.
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -112,7 +115,7 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
 
     Examples
     --------
-    Example 1 of 003 (notes Sec. 6): first privacy region, MI = 0.0268223106 nats.
+    Example 1 of 003 (docs/extremal.md Sec. 6): first privacy region, MI = 0.0268223106 nats.
 
     >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
     >>> round(r.utility, 10), r.exact
@@ -141,7 +144,8 @@ def _families(prior: np.ndarray, eps: float, beta: float,
     """The column families whose union contains every vertex of the feasible lift set."""
     if ldp:
         return [LdpFamily(prior, eps)]
-    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always, notes
+    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always,
+    # docs/extremal.md
     # Sec. 1, eps_max), so the budget is capped there; this keeps e^eps finite.
     eps = min(eps, -math.log(float(prior.min()) - 0.5 * beta))
     if beta == 0.0:

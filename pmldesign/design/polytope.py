@@ -5,7 +5,7 @@ Every set here is, column by column, a convex cone ("homogeneous per column"): w
 
 * M(eps, P) (Lemma 1 of [15] as restated in Prop. 2 of 003): ``max c <= e^eps <pi, c>``;
 * M(eps, B_beta(P^)) (Prop. 2 of 003, eqs. (10)-(13), eq. (10) with the typo fixed per
-  shared/papers/README.md): the worst prior of the ball for column y is
+  docs/typos.md): the worst prior of the ball for column y is
   ``P^ + (beta/2)(e_i - e_j)`` with i at the column's minimum and j at its maximum (Appendix D of
   003), so the constraint is ``max c <= e^eps (<P^, c> - (beta/2)(max c - min c))``, i.e.
   ``(1 + beta e^eps / 2) max c <= e^eps <P^, c> + (beta e^eps / 2) min c``. Dividing by

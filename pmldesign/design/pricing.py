@@ -1,12 +1,14 @@
 """Pricing for the mutual-information column generation: vertices of the capped lift polytope.
 
 The MI-optimal mechanism is a linear program over *lift vectors* ``g = P(.|y) / P_Y(y)``
-(extremal-mechanisms notes, Sec. 4): maximise ``sum_g theta_g mu(g)`` subject to
-``sum_g theta_g g = 1`` and ``theta >= 0``, with ``mu(g) = sum_x P(x) g(x) log g(x)`` (notes
+(docs/extremal.md, Sec. 4): maximise ``sum_g theta_g mu(g)`` subject to
+``sum_g theta_g g = 1`` and ``theta >= 0``, with ``mu(g) = sum_x P(x) g(x) log g(x)``
+(docs/extremal.md
 Sec. 1, MI on a lift vector). Given the duals ``a`` of the restricted LP, *pricing* finds the
 vertex maximising the reduced cost ``mu(g) - a . g``.
 
-For a known prior (notes Sec. 4, Lemma 1 of the extremal paper) the column set is the lift
+For a known prior (docs/extremal.md Sec. 4, Lemma 1 of the extremal paper) the column set is the
+lift
 polytope ``{g in [0, cap]^N : <P, g> = 1}``; its vertices put a set ``S`` at the cap, one free
 coordinate ``x*`` at ``(1 - cap P(S)) / P(x*)`` and the rest at 0. In budget form
 ``b_x = P(x) g(x)`` a capped input contributes the constant ``w_x (log cap - a_x / P_x)`` with
@@ -44,7 +46,8 @@ def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def lift_utility(prior: np.ndarray, lifts: np.ndarray) -> np.ndarray:
-    """``mu(g) = sum_x P(x) g(x) log g(x)`` for each row ``g`` of ``lifts`` (notes Sec. 1).
+    """``mu(g) = sum_x P(x) g(x) log g(x)`` for each row ``g`` of ``lifts`` (docs/extremal.md Sec.
+    1).
 
     Examples
     --------
@@ -158,18 +161,21 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
 
 
 class CappedFamily:
-    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (notes Sec. 4).
+    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (docs/extremal.md Sec.
+    4).
 
     ``lower = 0`` except for the boxes that cover the robust lift set (:mod:`.two_level`); the
     vertices put a set at the cap, one free input in between and the rest at ``lower``.
 
-    ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, notes Sec. 2),
+    ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, docs/extremal.md
+    Sec. 2),
     and ``cap = e^eps'`` with eps' of eq. (13) of 003 for the part of the robust polytope whose
     columns have a zero entry (003, discussion after Proposition 2).
 
     Examples
     --------
-    First privacy region of Example 1 (notes Sec. 6): the N vertices below are all there is.
+    First privacy region of Example 1 (docs/extremal.md Sec. 6): the N vertices below are all there
+    is.
 
     >>> fam = CappedFamily(np.array([.4, .2, .2, .2]), 9 / 8)
     >>> fam.price(np.zeros(4), math.inf, 0.0, 10, True).columns.shape
@@ -194,7 +200,8 @@ class CappedFamily:
     def _enumerate(self) -> dict[str, np.ndarray]:
         """Every vertex ``(x*, S, r)`` with ``S`` at the cap and budget ``r`` on ``x*``.
 
-        Valid iff ``e^-eps - P(x*) <= P(S) <= e^-eps`` (notes Sec. 4), i.e. ``0 <= r <= w(x*)``.
+        Valid iff ``e^-eps - P(x*) <= P(S) <= e^-eps`` (docs/extremal.md Sec. 4), i.e. ``0 <= r <=
+        w(x*)``.
         """
         n, weight = self.n, self.weight
         masks = np.arange(2**n)

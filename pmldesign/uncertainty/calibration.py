@@ -17,15 +17,15 @@ import numpy as np
 
 from .._categories import category_counts
 from .._errors import InvalidInputError
-from .._json import jsonable
+from .._results import Result
 from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from .bounds import min_samples
 from .estimation import l1_radius, log_subset_count, prior_from_counts
 
 
-@dataclass(frozen=True)
-class Calibration:
+@dataclass(frozen=True, repr=False)
+class Calibration(Result):
     """The design parameter that turns a target (eps, delta) into an eps-PML design problem.
 
     Attributes
@@ -50,6 +50,8 @@ class Calibration:
         The input labels of the estimate (:func:`calibrate_from_samples`).
     """
 
+    _derived = ("feasible",)
+
     target_eps: float
     delta: float
     n_samples: int
@@ -65,10 +67,6 @@ class Calibration:
     def feasible(self) -> bool:
         """Whether a design eps was found (otherwise see ``explanation``)."""
         return self.method != "none"
-
-    def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan becomes ``None``)."""
-        return jsonable({**dataclasses.asdict(self), "feasible": self.feasible})
 
     def __str__(self) -> str:
         head = (

@@ -76,7 +76,7 @@ def l1_radius(
 
     Without ``kappa``: the distribution-free radius
     ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))`` of eq. (7) of 003 (the square
-    root covers the whole product, see shared/papers/README.md).
+    root covers the whole product, see docs/typos.md).
     With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
     from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
     ``phi(1/2) = 2``.
