@@ -43,7 +43,7 @@ LATEST := .venv-latest
 test-latest:
 	test -x $(LATEST)/bin/python || $(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[dev]"
+	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[dev,docs]"
 	$(LATEST)/bin/python -m pytest
 
 constraints: test-latest
@@ -54,7 +54,7 @@ constraints: test-latest
 MINIMUM := .venv-minimum
 test-minimum:
 	test -x $(MINIMUM)/bin/python || $(PYTHON) -m venv $(MINIMUM)
-	$(MINIMUM)/bin/python -m pip install --quiet -c constraints-minimum.txt -e ".[dev]"
+	$(MINIMUM)/bin/python -m pip install --quiet -c constraints-minimum.txt -e ".[dev,docs]"
 	$(MINIMUM)/bin/python -m pytest
 
 bench: $(VENV)/.installed-test
