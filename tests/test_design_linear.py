@@ -140,8 +140,16 @@ def test_design_ldp_rejects_bad_gain():
         pml.design_ldp([0.5, 0.5], 1.0, gain=np.ones((2, 3)))
 
 
-def test_solver_failure_is_an_error():
+def test_time_limit_returns_a_certified_mechanism_and_a_sound_bound():
+    """Issue 12: out of time, the best feasible mechanism found and a certified upper bound."""
+    from pmldesign.design.linear_gain import solve_compact
+
     rng = np.random.default_rng(0)
     prior = rng.dirichlet(np.ones(60))
-    with pytest.raises(pml.SolverError, match="status"):
-        pml.design(prior, 1.0, gain=rng.random((60, 60)), time_limit=1e-6)
+    gain = rng.random((60, 60))
+    result = pml.design(prior, 1.0, gain=gain, time_limit=1e-6)
+    assert not result.exact and result.status == "time limit"
+    assert _certified(result.mechanism, prior, 1.0)
+    optimum = solve_compact(prior[:, None] * gain, prior, 1.0, 0.0, None).value
+    assert result.utility <= optimum + 1e-12
+    assert result.upper_bound >= optimum - 1e-12

@@ -35,7 +35,8 @@ class DesignResult:
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        How it was solved.
+        What ran: the engine and the solver (e.g. "output generation, compact LP over 8 of 100
+        outputs (HiGHS simplex, 1 round)").
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
@@ -45,6 +46,10 @@ class DesignResult:
         the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+    status : str
+        How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
+        (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
+        the gap further; ``exact=False``).
     """
 
     mechanism: np.ndarray
@@ -55,6 +60,7 @@ class DesignResult:
     exact: bool
     leakage: float
     repair: float
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -114,9 +120,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
-        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
-        information returns the best mechanism found by then with a certified upper bound
-        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default, 30 s for
+        mutual information and none for a linear gain). Both return the best mechanism found by
+        then with a certified upper bound (``exact=False``, ``status="time limit"``).
 
     Returns
     -------
@@ -161,10 +167,12 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     if gain is not None:
         weights = prior[:, None] * gain
         solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
-        raw, bound = solution.mechanism, solution.upper_bound
+        raw, bound, status = solution.mechanism, solution.upper_bound, solution.status
         # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
         exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
-        method = "linear program (HiGHS)"
+        method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+                  f"outputs (HiGHS simplex, {solution.rounds} "
+                  f"round{'s' if solution.rounds != 1 else ''})")
     else:
         from .mutual_information import maximize_mutual_information
 
@@ -172,6 +180,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+        status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
     final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
     mechanism = final.mechanism
@@ -185,4 +194,5 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         exact=bool(exact),
         leakage=final.leakage,
         repair=final.mixing,
+        status=status if not exact or status != "stalled" else "optimal",
     )

@@ -69,6 +69,9 @@ class MIResult:
         Master LP solves.
     columns : int
         Lift vectors generated.
+    status : str
+        "optimal" (``exact``), "time limit" (stopped by the deadline) or "stalled" (no new
+        column could close the gap further).
     """
 
     mechanism: np.ndarray
@@ -78,6 +81,7 @@ class MIResult:
     exact: bool
     iterations: int
     columns: int
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -188,8 +192,11 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
     mechanism = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
-    return MIResult(mechanism, utility, upper, _method(prior, families),
-                    upper - utility <= _EXACT_GAP, iterations, lifts.shape[0])
+    exact = upper - utility <= _EXACT_GAP
+    status = "optimal" if exact else (
+        "time limit" if time.monotonic() >= deadline else "stalled")
+    return MIResult(mechanism, utility, upper, _method(prior, families), exact, iterations,
+                    lifts.shape[0], status)
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,
