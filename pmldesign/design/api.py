@@ -13,11 +13,13 @@ from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limi
 from ..leakage.measures import _mutual_information
 from ..uncertainty.sets import as_radius
 from .linear_gain import solve_linear_gain
-from .repair import finalize
+from .repair import MARGIN, Finalized, finalize, guarantee
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
 EXACT_GAP = 1e-9
+#: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
+SOLVER_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -161,12 +163,30 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
 
 
+def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
+                       ldp: bool):
+    """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
+    (a few of N at large N) and the embedded N x N result certified once more; when that
+    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
+    used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
+    if len(used) == raw.shape[1]:
+        return finalize(raw, prior, eps, radius, ldp, labelled=True)
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True)
+    mechanism = np.zeros(raw.shape)
+    mechanism[:, used] = small.mechanism
+    leak = guarantee(prior, radius, ldp)(mechanism)
+    if leak <= eps - (min(MARGIN, eps / 100) if radius > 0 else 0.0):
+        return Finalized(mechanism, leak, small.mixing)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True)
+
+
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
            time_limit: float | None) -> DesignResult:
     start = time.perf_counter()
     if gain is not None:
         weights = prior[:, None] * gain
-        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
+        share = None if time_limit is None else SOLVER_SHARE * time_limit
+        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, share)
         raw, bound, status = solution.mechanism, solution.upper_bound, solution.status
         # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
         exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
@@ -182,7 +202,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
         status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
+    final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
+        finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     return DesignResult(

@@ -41,8 +41,10 @@ TOLERANCE = 1e-10
 ROUNDING = 1e-12
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
-#: Outputs added per round (the most violated first); the first round takes as many.
+#: Outputs added per round (the most violated first); the first round takes
+#: ``clip(FIRST_CELLS // N, 2, BATCH)``, so that at large N a first mechanism comes quickly.
 BATCH = 8
+FIRST_CELLS = 3200
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
 #: Warm rounds use primal simplex; a round that needs more iterations than this many per row
@@ -270,15 +272,18 @@ def solve_linear_gain(
     multipliers = weights.max(axis=1)
     best = _bound(multipliers, np.zeros(1), weights, cone)
     restricted = _Restricted(weights, prior, eps, radius)
+    clock = time.perf_counter()
     prices = _prices(np.zeros(n), weights, cone)  # h_y(0): each output on its own
+    pricing = time.perf_counter() - clock  # every round ends with one pricing: keep time for it
     chosen = np.zeros(n, dtype=bool)
-    entering = np.argsort(-prices, kind="stable")[:BATCH]
+    entering = np.argsort(-prices, kind="stable")[: min(max(FIRST_CELLS // n, 2), BATCH)]
     status = "time limit"
-    while time.perf_counter() < deadline:
+    while time.perf_counter() + pricing < deadline:
         restricted.add(entering)
         chosen[entering] = True
-        if not restricted.run(None if time_limit is None else deadline - time.perf_counter()):
-            if time.perf_counter() >= deadline:
+        seconds = None if time_limit is None else deadline - pricing - time.perf_counter()
+        if not restricted.run(seconds):
+            if time.perf_counter() + pricing >= deadline:
                 break
             raise SolverError(
                 f"HiGHS did not solve the restricted linear-gain LP (N = {n}, "

@@ -186,9 +186,12 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
             slack = max(slack * _SLACK_STEP, _FLOOR)
         upper = min(upper, float(duals.sum()) + bound)
         fresh = _fresh(columns, lifts)
-        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size or time.monotonic() >= deadline:
+        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size:
             break
         lifts = np.vstack([lifts, fresh])
+        if time.monotonic() >= deadline:  # out of time: one last master with the new columns
+            theta, _ = _master(lifts, lift_utility(prior, lifts))
+            break
     mechanism = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
