@@ -45,6 +45,7 @@ _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
 _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {})
+_MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
 
@@ -168,12 +169,14 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
     shrinks geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
     n = prior.size
     lifts = np.vstack([np.ones((1, n))] + [f.initial() for f in families])
-    keep = max(n, 8)
-    upper, iterations, slack = math.inf, 0, math.inf
+    keep = min(max(n, 8), _MAX_NEW_COLUMNS)
+    upper, iterations, slack, timed_out = math.inf, 0, math.inf, False
     while True:
         iterations += 1
         utilities = lift_utility(prior, lifts)
+        clock = time.monotonic()
         theta, duals = _master(lifts, utilities)
+        master_time = time.monotonic() - clock
         value = float(theta @ utilities)
         columns, bound = _price(families, duals, deadline, _FLOOR, keep, exhaustive=False)
         if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
@@ -188,16 +191,16 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
         fresh = _fresh(columns, lifts)
         if upper - value <= 0.1 * _EXACT_GAP or not fresh.size:
             break
-        lifts = np.vstack([lifts, fresh])
-        if time.monotonic() >= deadline:  # out of time: one last master with the new columns
-            theta, _ = _master(lifts, lift_utility(prior, lifts))
+        if time.monotonic() + 2.0 * master_time >= deadline:  # no time left for a master
+            timed_out = True
             break
+        lifts = np.vstack([lifts, fresh])
     mechanism = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
-        "time limit" if time.monotonic() >= deadline else "stalled")
+        "time limit" if timed_out or time.monotonic() >= deadline else "stalled")
     return MIResult(mechanism, utility, upper, _method(prior, families), exact, iterations,
                     lifts.shape[0], status)
 
