@@ -47,9 +47,11 @@ BATCH = 8
 FIRST_CELLS = 3200
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
-#: Warm rounds use primal simplex; a round that needs more iterations than this many per row
-#: (stalling) is re-run with HiGHS's default dual simplex and presolve.
-PRIMAL_ITERATIONS_PER_ROW = 2
+#: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the slowest
+#: earlier round (at least ``PRIMAL_MIN`` seconds; primal simplex can stall on these degenerate
+#: LPs) is re-run with HiGHS's interior point and crossover.
+PRIMAL_STALL = 3.0
+PRIMAL_MIN = 0.5
 @dataclass(frozen=True)
 class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
@@ -161,6 +163,7 @@ class _Restricted:
         self.outputs: list[int] = []
         self.solution = np.zeros(0)
         self.rounds = 0
+        self.slowest = 0.0
 
     def add(self, outputs: np.ndarray) -> None:
         """Add the block of each output in ``outputs`` (module docstring)."""
@@ -187,27 +190,40 @@ class _Restricted:
         """Re-solve (warm after the first round); True when HiGHS reports an optimum."""
         optimal = self.highspy.HighsModelStatus.kOptimal
         solver = self.solver
-        if seconds is not None:
-            solver.setOptionValue("time_limit", max(float(seconds), 1e-3))
+        start = time.perf_counter()
+        end = math.inf if seconds is None else start + seconds
+        solved = False
         if self.rounds:  # the previous basis stays primal feasible: primal simplex, no presolve
             solver.setOptionValue("presolve", "off")
             solver.setOptionValue("simplex_strategy", 4)
-            rows = self.n + len(self.outputs) * (self.n + 1)
-            solver.setOptionValue("simplex_iteration_limit", PRIMAL_ITERATIONS_PER_ROW * rows)
-        solver.run()
-        if self.rounds and solver.getModelStatus() != optimal:
-            solver.setOptionValue("presolve", "choose")
-            solver.setOptionValue("simplex_strategy", 1)
-            solver.setOptionValue("simplex_iteration_limit", 2**31 - 1)
+            self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
             solver.run()
+            solved = solver.getModelStatus() == optimal
+            solver.setOptionValue("presolve", "choose")
+            if solved:
+                self.slowest = max(self.slowest, time.perf_counter() - start)
+            else:  # stalled: interior point with crossover (a basis for the next warm start)
+                solver.setOptionValue("solver", "ipm")
+        if not solved and time.perf_counter() < end:
+            self._limit(end - time.perf_counter())
+            solver.run()
+            solved = solver.getModelStatus() == optimal
+            if not self.rounds:
+                self.slowest = time.perf_counter() - start
+        solver.setOptionValue("solver", "simplex")
         self.rounds += 1
-        if solver.getModelStatus() != optimal:
+        if not solved:
             return False
         solution = solver.getSolution()
         self.solution = np.asarray(solution.col_value)
         self.duals = np.asarray(solution.row_dual)[: self.n].copy()
         self.value = float(solver.getInfo().objective_function_value)
         return True
+
+    def _limit(self, seconds: float) -> None:
+        """Stop the next run after ``seconds`` (HiGHS's clock adds up over runs)."""
+        budget = self.highspy.kHighsInf if math.isinf(seconds) else max(seconds, 1e-3)
+        self.solver.setOptionValue("time_limit", self.solver.getRunTime() + budget)
 
     def mechanism(self) -> np.ndarray:
         """N x N: ``P[:, y] = low_y + excess(., y)`` for the outputs in the LP, 0 elsewhere."""
