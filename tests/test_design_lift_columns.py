@@ -6,11 +6,12 @@ the literal N^3 LP of _design_brute (small N) and the compact HiGHS LP over ever
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
 from _design_brute import extreme_priors, linear_optimum_ldp, linear_optimum_literal
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -72,8 +73,10 @@ def test_pricing_is_the_exact_minimum_over_the_section(seed, n, mode):
         assert cone.a * c.max() <= cone.b * (cone.nu @ c) + cone.d * c.min() + 1e-12
 
 
-@settings(max_examples=40, deadline=None)
+# PML_STRESS=1500 runs a stress test (1500 examples passed with the refined master solution)
+@settings(max_examples=int(os.environ.get("PML_STRESS", 40)), deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 5), st.sampled_from(MODES))
+@example(seed=33, n=5, mode="robust")  # master simplex missed the row sums by 4e-9 (issue 14)
 def test_columns_match_the_literal_lp(seed, n, mode):
     prior, eps, radius, gain = _instance(seed, n, mode)
     weights = prior[:, None] * gain

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
+from ..mechanism import labelled
 from ..uncertainty.sets import as_radius
 from .linear_gain import solve_linear_gain
 from .repair import MARGIN, Finalized, finalize, guarantee
@@ -28,8 +30,9 @@ class DesignResult:
 
     Attributes
     ----------
-    mechanism : numpy.ndarray
-        N x M row-stochastic matrix, certified at the requested eps with no slack.
+    mechanism : numpy.ndarray or Mechanism
+        N x M row-stochastic matrix, certified at the requested eps with no slack; a
+        :class:`~pmldesign.Mechanism` labelled by the index when the prior is a pandas Series.
     utility : float
         Its utility: mutual information in nats, or the expected gain
         ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
@@ -141,7 +144,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
     kind, matrix = objective(utility, gain, vector.shape[0])
-    return _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
+    result = _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, beta)
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
@@ -160,7 +164,16 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, 0.0)
+
+
+def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
+              radius: float) -> DesignResult:
+    """A pandas Series prior labels the mechanism (outputs too under a gain matrix)."""
+    mechanism = labelled(result.mechanism, prior, same_outputs=kind == "linear", eps=eps,
+                         delta=0.0, radius=radius, utility=kind, method=result.method)
+    return dataclasses.replace(result, mechanism=mechanism)
 
 
 def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._errors import SolverError
 from .._validation import as_int, as_nonnegative, as_prior
+from ..mechanism import labelled
 from ..uncertainty.sets import _capacity, as_radius
 
 
@@ -69,6 +70,11 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior``.
 
+    Returns
+    -------
+    numpy.ndarray or Mechanism
+        Labelled by the index when ``prior`` is a pandas Series.
+
     Examples
     --------
     >>> from pmldesign import certify
@@ -90,7 +96,8 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
         # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
         # rounding, and there is nothing more private to move to.
         if math.isinf(ldp) or ldp == 0 or _capacity(mechanism, vector, beta) <= eps:
-            return mechanism
+            return labelled(mechanism, prior, same_outputs=True, eps=eps, delta=0.0,
+                            radius=beta, method="randomized response (rr_for_pml)")
         ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
         mechanism = randomized_response(vector.shape[0], ldp)
     raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")

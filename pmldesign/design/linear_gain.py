@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
+from ._highs import new_highs
 from .lift_columns import make_cone, price
 from .polytope import cap_coefficients
 
@@ -152,8 +153,7 @@ class _Restricted:
         self.n = n
         self.a, self.b, self.d = cap_coefficients(eps, radius, ldp=prior is None)
         self.prior = np.zeros(n) if prior is None else prior
-        solver = highspy.Highs()
-        solver.setOptionValue("output_flag", False)
+        solver = new_highs()
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
         solver.changeObjectiveSense(highspy.ObjSense.kMaximize)
@@ -348,8 +348,7 @@ def solve_compact(
     lp.a_matrix_.start_, lp.a_matrix_.index_ = matrix.indptr, matrix.indices
     lp.a_matrix_.value_ = matrix.data
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = matrix.shape[1], matrix.shape[0]
-    solver = highspy.Highs()
-    solver.setOptionValue("output_flag", False)
+    solver = new_highs()
     solver.setOptionValue("solver", method)
     for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
