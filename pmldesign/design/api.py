@@ -228,5 +228,6 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         exact=bool(exact),
         leakage=final.leakage,
         repair=final.mixing,
-        status=status if not exact or status != "stalled" else "optimal",
+        # exact decides: a proved optimum is "optimal" however the search stopped
+        status="optimal" if exact else ("stalled" if status == "optimal" else status),
     )
