@@ -94,6 +94,7 @@ def _summary(result) -> dict:
         "exact": result.exact,
         "certified_leakage": result.leakage,
         "method": result.method,
+        "status": result.status,
         "solve_time": result.solve_time,
         "repair_mixing": result.repair,
     }

@@ -16,11 +16,13 @@ from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.sets import as_radius
 from .linear_gain import solve_linear_gain
-from .repair import finalize
+from .repair import MARGIN, Finalized, finalize, guarantee
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
 EXACT_GAP = 1e-9
+#: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
+SOLVER_SHARE = 0.8
 
 
 @dataclass(frozen=True, repr=False)
@@ -39,7 +41,8 @@ class DesignResult(Result):
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        How it was solved.
+        What ran: the engine and the solver (e.g. "output generation, compact LP over 8 of 100
+        outputs (HiGHS simplex, 1 round)").
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
@@ -49,6 +52,10 @@ class DesignResult(Result):
         the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+    status : str
+        How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
+        (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
+        the gap further; ``exact=False``).
     """
 
     _derived = ("gap",)
@@ -61,6 +68,7 @@ class DesignResult(Result):
     exact: bool
     leakage: float
     repair: float
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -121,9 +129,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
-        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
-        information returns the best mechanism found by then with a certified upper bound
-        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default, 30 s for
+        mutual information and none for a linear gain). Both return the best mechanism found by
+        then with a certified upper bound (``exact=False``, ``status="time limit"``).
 
     Returns
     -------
@@ -172,16 +180,36 @@ def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
     return dataclasses.replace(result, mechanism=mechanism)
 
 
+def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
+                       ldp: bool):
+    """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
+    (a few of N at large N) and the embedded N x N result certified once more; when that
+    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
+    used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
+    if len(used) == raw.shape[1]:
+        return finalize(raw, prior, eps, radius, ldp, labelled=True)
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True)
+    mechanism = np.zeros(raw.shape)
+    mechanism[:, used] = small.mechanism
+    leak = guarantee(prior, radius, ldp)(mechanism)
+    if leak <= eps - (min(MARGIN, eps / 100) if radius > 0 else 0.0):
+        return Finalized(mechanism, leak, small.mixing)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True)
+
+
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
            time_limit: float | None) -> DesignResult:
     start = time.perf_counter()
     if gain is not None:
         weights = prior[:, None] * gain
-        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
-        raw, bound = solution.mechanism, solution.upper_bound
+        share = None if time_limit is None else SOLVER_SHARE * time_limit
+        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, share)
+        raw, bound, status = solution.mechanism, solution.upper_bound, solution.status
         # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
         exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
-        method = "linear program (HiGHS)"
+        method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+                  f"outputs (HiGHS simplex, {solution.rounds} "
+                  f"round{'s' if solution.rounds != 1 else ''})")
     else:
         from .mutual_information import maximize_mutual_information
 
@@ -189,8 +217,10 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+        status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
+    final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
+        finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     return DesignResult(
@@ -202,4 +232,6 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         exact=bool(exact),
         leakage=final.leakage,
         repair=final.mixing,
+        # exact decides: a proved optimum is "optimal" however the search stopped
+        status="optimal" if exact else ("stalled" if status == "optimal" else status),
     )

@@ -46,6 +46,7 @@ _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
 _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {})
+_MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
 
@@ -70,6 +71,9 @@ class MIResult(Result):
         Master LP solves.
     columns : int
         Lift vectors generated.
+    status : str
+        "optimal" (``exact``), "time limit" (stopped by the deadline) or "stalled" (no new
+        column could close the gap further).
     """
 
     _derived = ("gap",)
@@ -81,6 +85,7 @@ class MIResult(Result):
     exact: bool
     iterations: int
     columns: int
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -136,7 +141,9 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
                         True, 0, 1)
     families = _families(vector, eps, beta, ldp)
     # the last master LP and the mechanism are built after the deadline: keep a small margin
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit)
+    # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
+    # (notes Sec. 3c), for the centre of a ball too: eps is a certified bound from the start
+    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
@@ -162,18 +169,21 @@ def _method(prior: np.ndarray, families: list) -> str:
     return f"column generation over lift vectors, pricing by {how} (N = {prior.size})"
 
 
-def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MIResult:
+def _column_generation(prior: np.ndarray, families: list, deadline: float,
+                       ceiling: float) -> MIResult:
     """Column generation; when the cheap pricing finds nothing, the complete pricing runs with a
     floor ``slack`` (columns must gain more than it, nodes below it are pruned), and the slack
     shrinks geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
     n = prior.size
     lifts = np.vstack([np.ones((1, n))] + [f.initial() for f in families])
-    keep = max(n, 8)
-    upper, iterations, slack = math.inf, 0, math.inf
+    keep = min(max(n, 8), _MAX_NEW_COLUMNS)
+    upper, iterations, slack, timed_out = ceiling, 0, math.inf, False
     while True:
         iterations += 1
         utilities = lift_utility(prior, lifts)
+        clock = time.monotonic()
         theta, duals = _master(lifts, utilities)
+        master_time = time.monotonic() - clock
         value = float(theta @ utilities)
         columns, bound = _price(families, duals, deadline, _FLOOR, keep, exhaustive=False)
         if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
@@ -186,14 +196,20 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
             slack = max(slack * _SLACK_STEP, _FLOOR)
         upper = min(upper, float(duals.sum()) + bound)
         fresh = _fresh(columns, lifts)
-        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size or time.monotonic() >= deadline:
+        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size:
+            break
+        if time.monotonic() + 2.0 * master_time >= deadline:  # no time left for a master
+            timed_out = True
             break
         lifts = np.vstack([lifts, fresh])
     mechanism = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
-    return MIResult(mechanism, utility, upper, _method(prior, families),
-                    upper - utility <= _EXACT_GAP, iterations, lifts.shape[0])
+    exact = upper - utility <= _EXACT_GAP
+    status = "optimal" if exact else (
+        "time limit" if timed_out or time.monotonic() >= deadline else "stalled")
+    return MIResult(mechanism, utility, upper, _method(prior, families), exact, iterations,
+                    lifts.shape[0], status)
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,

@@ -36,6 +36,8 @@ import numpy as np
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
 ENUMERATION_LIMIT = 20
 _TOL = 1e-12
+#: Share of the time left that the cheap pricing may spend improving greedy vertices locally.
+IMPROVE_SHARE = 0.25
 
 
 def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -255,9 +257,19 @@ class CappedFamily:
             return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
         nodes = [search.evaluate(*root) for root in roots]
         bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
-        starts = [(pos, node.column()) for pos, node in enumerate(nodes)
-                  if keep and node is not None and node.column is not None]
-        improved = [search.improve(pos, column) for pos, column in starts]
+        starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
+                         if keep and node is not None and node.column is not None), reverse=True)
+        # local search from the best greedy vertices first, O(N^2) each, for at most
+        # IMPROVE_SHARE of the time left (always the first); the others keep their greedy vertex
+        improved = []
+        now = time.monotonic()
+        stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
+        for value, pos in starts:
+            column = nodes[pos].column()
+            if improved and time.monotonic() >= stop:
+                improved.append((value, column))
+            else:
+                improved.append(search.improve(pos, column))
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
                               floor, keep, self.n)
