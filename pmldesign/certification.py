@@ -13,16 +13,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._categories import category_counts
 from ._errors import InvalidInputError
 from ._json import jsonable
+from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
+from .mechanism import Mechanism
 from .uncertainty import bounds, estimation, sets
 from .uncertainty.prior_set import PriorSet
 
 
-@dataclass(frozen=True)
-class Certificate:
+@dataclass(frozen=True, repr=False)
+class Certificate(Result):
     """What a mechanism guarantees for a prior.
 
     Attributes
@@ -64,6 +67,8 @@ class Certificate:
         The set certified when one was given (``epsilon`` etc. refer to its ``reference``).
     """
 
+    _derived = ("guarantee",)
+
     epsilon: float
     per_outcome: np.ndarray
     output_probabilities: np.ndarray
@@ -82,7 +87,7 @@ class Certificate:
 
     @property
     def guarantee(self) -> tuple[float, float]:
-        """The certified ``(eps, delta)``: eps-PML for the true prior w.p. >= 1 - delta.
+        """The certified ``(eps, delta)``, eps-PML for the true prior w.p. >= 1 - delta.
 
         ``(epsilon, 0)`` for a known prior, ``(worst_case_epsilon, 0)`` for every prior of a
         given ball, ``(worst_case_epsilon, delta)`` from samples.
@@ -167,6 +172,7 @@ def certify(
     samples=None,
     delta: float | None = None,
     alphabet_size: int | None = None,
+    dropna: bool = False,
 ) -> Certificate:
     """Certify a mechanism for a known prior, for every prior of an l1 ball, or from samples.
 
@@ -182,13 +188,16 @@ def certify(
     radius : float, optional
         l1 radius beta, ``0 <= beta < 2 min(prior)``: also certify every prior in the ball
         (``worst_case_epsilon``, ``sensitivity``, ``sensitivity_bound``).
-    samples : array_like of int, optional
-        Input symbols ``0 .. N-1`` drawn from the unknown prior; the prior is estimated by
+    samples : array_like, list, pandas or dask Series, optional
+        Inputs drawn from the unknown prior: integer symbols ``0 .. N-1``, or the input labels
+        of a :class:`~pmldesign.Mechanism` (strings, categories). The prior is estimated by
         eq. (3) of 003 and the radius is ``beta*(delta)`` of eq. (7).
     delta : float, optional
         Failure probability in (0, 1); required with ``samples``.
     alphabet_size : int, optional
         N for the samples; must equal the mechanism's number of rows (the default).
+    dropna : bool
+        Drop missing samples (an error by default).
 
     Returns
     -------
@@ -215,7 +224,7 @@ def certify(
                 "samples: give either samples (with delta) or a prior (with an optional radius), "
                 "not both"
             )
-        return _certify_samples(mechanism, samples, delta, alphabet_size)
+        return _certify_samples(mechanism, samples, delta, alphabet_size, dropna)
     if delta is not None or alphabet_size is not None:
         raise InvalidInputError("delta: only used with samples=...; pass samples or drop delta")
     if prior is None:
@@ -247,7 +256,7 @@ def _certify_set(mechanism, prior_set: PriorSet, radius) -> Certificate:
                                sensitivity=max(0.0, capacity - cert.epsilon))
 
 
-def _certify_samples(mechanism, samples, delta, alphabet_size) -> Certificate:
+def _certify_samples(mechanism, samples, delta, alphabet_size, dropna=False) -> Certificate:
     """Estimate the prior, take the eq. (7) radius and certify the ball (003 Sec. III)."""
     if delta is None:
         raise InvalidInputError("delta: required with samples=..., e.g. delta=1e-6")
@@ -258,18 +267,24 @@ def _certify_samples(mechanism, samples, delta, alphabet_size) -> Certificate:
         raise InvalidInputError(
             f"alphabet_size: must equal the mechanism's number of inputs {rows}, got {size}"
         )
+    labels = mechanism.inputs if isinstance(mechanism, Mechanism) else tuple(range(rows))
+    _, counts = category_counts(samples, labels, dropna=dropna)
+    return certify_counts(matrix, counts, delta, labels)
+
+
+def certify_counts(matrix: np.ndarray, counts: np.ndarray, delta: float,
+                   labels: tuple | None = None) -> Certificate:
+    """:func:`certify` from the category counts of the samples (validated matrix)."""
     try:
-        estimate = estimation.empirical_prior(samples, size)
+        estimate = estimation.prior_from_counts(counts, labels=labels)
     except InvalidInputError as exc:
-        if "never occurs" not in str(exc):
-            raise
         raise InvalidInputError(
             f"{str(exc).split(';')[0]}; eq. (7) of 003 needs the plain empirical estimate with "
             "full support: collect more samples, or certify(mechanism, prior, radius=...) with "
             "an estimate of your own"
         ) from None
-    m = int(np.asarray(samples).shape[0])
-    beta = estimation.l1_radius(m, size, delta)
+    m = int(np.sum(counts))
+    beta = estimation.l1_radius(m, matrix.shape[0], delta)
     cert = _certificate(matrix, estimate, beta)
     return dataclasses.replace(cert, delta=float(delta), n_samples=m, prior_estimate=estimate)
 

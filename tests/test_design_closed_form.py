@@ -1,4 +1,4 @@
-"""Closed forms vs the notes' test vectors (Sec. 6), brute force and the LP."""
+"""Closed forms vs the test vectors of docs/extremal.md (Sec. 6), brute force and the LP."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_example_1_of_003():
     assert pml.mutual_information(m, [0.4, 0.2, 0.2, 0.2]) == pytest.approx(0.0268223106, abs=1e-10)
 
 
-# (prior, eps, optimal MI) from the notes, Sec. 6 (each an independent LP/SLSQP computation)
+# (prior, eps, optimal MI) from docs/extremal.md, Sec. 6 (each an independent LP/SLSQP computation)
 NOTES_VECTORS = [
     ([0.4, 0.2, 0.2, 0.2], math.log(1.2), 0.07895172),
     ([0.7, 0.3], 0.2, 0.02675726),
@@ -71,7 +71,7 @@ def test_k_singular_at_log_n_over_k(n):
 def test_linear_gain_lp_agrees_with_unique_vertex_closed_forms(prior, eps):
     """First region and binary second region: the lift polytope has N linearly independent
     vertices, so every feasible mechanism is P* A (A row-stochastic) and the best linear gain is
-    sum_j max_y (P*^T diag(P) G)[j, y] (notes Sec. 3a-3b)."""
+    sum_j max_y (P*^T diag(P) G)[j, y] (docs/extremal.md Sec. 3a-3b)."""
     prior = np.array(prior)
     gain = np.random.default_rng(11).random((len(prior), len(prior)))
     closed = pml.extremal_mechanism(prior, eps)
@@ -145,7 +145,7 @@ def test_rr_for_pml_is_calibrated():
         leak = pml.certify(pml.rr_for_pml(prior, eps), prior).epsilon
         assert leak == pytest.approx(eps, abs=1e-12)
     assert np.array_equal(pml.rr_for_pml(prior, math.log(5)), np.eye(4))
-    # notes Sec. 6: RR with LDP eps 1 leaks (0.476863, 0.704605, ...) for this prior
+    # docs/extremal.md Sec. 6: RR with LDP eps 1 leaks (0.476863, 0.704605, ...) for this prior
     leak = pml.leakage(pml.randomized_response(4, 1.0), prior)
     assert np.allclose(leak, [0.476863, 0.704605, 0.704605, 0.704605], atol=1e-6)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import pmldesign as pml  # noqa: E402
 
-NOTES = [  # notes Sec. 6, optimal MI in nats
+NOTES = [  # docs/extremal.md Sec. 6, optimal MI in nats
     ([0.4, 0.2, 0.2, 0.2], math.log(9 / 8), 0.0268223106),
     ([0.4, 0.2, 0.2, 0.2], math.log(1.5), 0.26787799),
     ([0.4, 0.2, 0.2, 0.2], math.log(2), 0.55451774),
@@ -101,7 +101,8 @@ def test_ldp_binary_uniform_is_randomized_response():
 
 def test_compare_orders_the_three():
     c = pml.compare([0.4, 0.2, 0.2, 0.2], 0.4)
-    assert c.optimal_pml.utility == pytest.approx(0.261261, abs=1e-6)  # notes Sec. 5 table
+    assert c.optimal_pml.utility == pytest.approx(0.261261, abs=1e-6)
+    # docs/extremal.md Sec. 5 table
     assert c.randomized_response.utility == pytest.approx(0.029422, abs=1e-6)
     assert c.optimal_pml.utility >= c.optimal_ldp.utility >= 0
     assert c.optimal_ldp.ldp_epsilon <= 0.4
@@ -121,7 +122,7 @@ def test_cli_design_mutual_information():
     )
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
-    assert data["utility"] == pytest.approx(0.55451774, abs=5e-8)  # notes Sec. 6
+    assert data["utility"] == pytest.approx(0.55451774, abs=5e-8)  # docs/extremal.md Sec. 6
     assert pml.certify(np.array(data["mechanism"]), [0.4, 0.2, 0.2, 0.2]).epsilon <= math.log(2)
 
 

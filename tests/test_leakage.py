@@ -74,7 +74,7 @@ def test_example1_leaks_log_9_8_on_every_output():
 
 
 def test_example1_mutual_information_matches_notes():
-    # notes Sec. 6: I = 0.13 log(13/16) + 0.81 log(9/8) - 0.06 log 2
+    # docs/extremal.md Sec. 6: I = 0.13 log(13/16) + 0.81 log(9/8) - 0.06 log 2
     expected = 0.13 * math.log(13 / 16) + 0.81 * math.log(9 / 8) - 0.06 * math.log(2)
     assert pml.mutual_information(EXAMPLE1, EXAMPLE1_PRIOR) == pytest.approx(expected, abs=1e-13)
 
@@ -102,7 +102,7 @@ def test_rr_eps_min_depends_on_prior_only_through_pmin(seed, k, eps):
     prior /= prior.sum()
     rr = pml.randomized_response(k, eps)
     p_min = prior.min()
-    # notes Sec. 5: eps_min(RR_eps, P) = log(e^eps / (1 + p_min (e^eps - 1)))
+    # docs/extremal.md Sec. 5: eps_min(RR_eps, P) = log(e^eps / (1 + p_min (e^eps - 1)))
     expected = math.log(math.exp(eps) / (1 + p_min * (math.exp(eps) - 1)))
     assert pml.epsilon_min(rr, prior) == pytest.approx(expected, abs=1e-12)
     shuffled = rng.permutation(prior)

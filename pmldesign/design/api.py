@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -9,27 +10,32 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
+from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .feasible import FeasibleSet
 from .linear_gain import solve_linear_gain
-from .repair import finalize
+from .repair import MARGIN, Finalized, finalize, guarantee
 from .set_lp import solve_set_lp
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
 EXACT_GAP = 1e-9
+#: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
+SOLVER_SHARE = 0.8
 
 
-@dataclass(frozen=True)
-class DesignResult:
+@dataclass(frozen=True, repr=False)
+class DesignResult(Result):
     """An optimal (or best found) mechanism and what is certified about it.
 
     Attributes
     ----------
-    mechanism : numpy.ndarray
-        N x M row-stochastic matrix, certified at the requested eps with no slack.
+    mechanism : numpy.ndarray or Mechanism
+        N x M row-stochastic matrix, certified at the requested eps with no slack; a
+        :class:`~pmldesign.Mechanism` labelled by the index when the prior is a pandas Series.
     utility : float
         Its utility: mutual information in nats, or the expected gain
         ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
@@ -37,7 +43,8 @@ class DesignResult:
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        How it was solved.
+        What ran: the engine and the solver (e.g. "output generation, compact LP over 8 of 100
+        outputs (HiGHS simplex, 1 round)").
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
@@ -47,7 +54,13 @@ class DesignResult:
         the prior set, or the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+    status : str
+        How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
+        (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
+        the gap further; ``exact=False``).
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -57,6 +70,7 @@ class DesignResult:
     exact: bool
     leakage: float
     repair: float
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -103,7 +117,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
     prior or a ball is one sparse LP or column generation (:mod:`.linear_gain`), on a vertex or
     box set the compact LP of :mod:`.set_lp`; mutual information uses the column-generation
-    engine :mod:`.mutual_information` (notes Sec. 4). The solver output is cleaned, repaired
+    engine :mod:`.mutual_information` (docs/extremal.md
+    Sec. 4). The solver output is cleaned, repaired
     and re-certified over the whole set (:mod:`.repair`).
 
     Parameters
@@ -121,9 +136,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
-        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
-        information returns the best mechanism found by then with a certified upper bound
-        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default, 30 s for
+        mutual information and none for a linear gain). Both return the best mechanism found by
+        then with a certified upper bound (``exact=False``, ``status="time limit"``).
 
     Returns
     -------
@@ -147,7 +162,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, prior_set.size)
-    return _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
+    result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
 
 
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
@@ -171,16 +187,18 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
     final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set)
     utility = utility_value(final.mechanism, reference, gain)
+    # judged on the mechanism returned: the repair may cost utility
+    exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
     return DesignResult(
         mechanism=final.mechanism,
         utility=utility,
         upper_bound=max(bound, utility),
         method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
         solve_time=time.perf_counter() - start,
-        # judged on the mechanism returned: the repair may cost utility
-        exact=bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility))),
+        exact=exact,
         leakage=final.leakage,
         repair=final.mixing,
+        status="optimal" if exact else "stalled",
     )
 
 
@@ -190,7 +208,8 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
 
     ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,
     so only its ``reference`` (the utility's prior) matters. The same engines as :func:`design`
-    on the LDP cone (extremal mechanisms of Kairouz et al., notes [S5]); ``leakage`` is the
+    on the LDP cone (extremal mechanisms of
+    Kairouz et al., see docs/references.md); ``leakage`` is the
     certified LDP epsilon.
 
     Examples
@@ -202,7 +221,33 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     vector = prior.reference if isinstance(prior, PriorSet) else as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, 0.0)
+
+
+def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
+              radius: float) -> DesignResult:
+    """A pandas Series prior labels the mechanism (outputs too under a gain matrix)."""
+    mechanism = labelled(result.mechanism, prior, same_outputs=kind == "linear", eps=eps,
+                         delta=0.0, radius=radius, utility=kind, method=result.method)
+    return dataclasses.replace(result, mechanism=mechanism)
+
+
+def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
+                       ldp: bool):
+    """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
+    (a few of N at large N) and the embedded N x N result certified once more; when that
+    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
+    used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
+    if len(used) == raw.shape[1]:
+        return finalize(raw, prior, eps, radius, ldp, labelled=True)
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True)
+    mechanism = np.zeros(raw.shape)
+    mechanism[:, used] = small.mechanism
+    leak = guarantee(prior, radius, ldp)(mechanism)
+    if leak <= eps - (min(MARGIN, eps / 100) if radius > 0 else 0.0):
+        return Finalized(mechanism, leak, small.mixing)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True)
 
 
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
@@ -210,11 +255,14 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     start = time.perf_counter()
     if gain is not None:
         weights = prior[:, None] * gain
-        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
-        raw, bound = solution.mechanism, solution.upper_bound
+        share = None if time_limit is None else SOLVER_SHARE * time_limit
+        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, share)
+        raw, bound, status = solution.mechanism, solution.upper_bound, solution.status
         # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
         exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
-        method = "linear program (HiGHS)"
+        method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+                  f"outputs (HiGHS simplex, {solution.rounds} "
+                  f"round{'s' if solution.rounds != 1 else ''})")
     else:
         from .mutual_information import maximize_mutual_information
 
@@ -222,8 +270,10 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+        status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
+    final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
+        finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     return DesignResult(
@@ -235,4 +285,6 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         exact=bool(exact),
         leakage=final.leakage,
         repair=final.mixing,
+        # exact decides: a proved optimum is "optimal" however the search stopped
+        status="optimal" if exact else ("stalled" if status == "optimal" else status),
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._errors import SolverError
 from .._validation import as_int, as_nonnegative
+from ..mechanism import labelled
 from ..uncertainty.prior_set import as_prior_set
 
 
@@ -16,7 +17,7 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
-    its LDP epsilon is exactly ``eps`` (extremal-mechanisms notes, Sec. 5).
+    its LDP epsilon is exactly ``eps`` (docs/extremal.md, Sec. 5).
 
     Examples
     --------
@@ -40,7 +41,7 @@ def rr_ldp_for_pml(p: float, eps: float) -> float:
     of a set whose smallest probability ``min_Q min_x Q(x)`` is ``p``.
 
     ``e^delta = e^eps (1 - p) / (1 - e^eps p)`` for ``eps < -log p``, else ``inf``
-    (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
+    (docs/extremal.md, Sec. 5, inverting ``eps_min(RR_delta) =
     log(e^delta / (1 + p_min (e^delta - 1)))``). RR's column y is ``(1 + (e^delta - 1) e_y)``
     up to a factor, so ``Q_Y(y)`` is smallest where ``Q(y)`` is: over a set (Corollary 1 of
     003) the same formula holds with ``p = min_Q min_x Q(x)``, e.g. ``p_min - beta/2`` for the
@@ -55,7 +56,7 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
     """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
 
     The k-ary randomized response whose largest per-output leakage, attained at the least
-    likely symbol, equals ``eps`` (notes Sec. 5); with ``radius`` beta (or a
+    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
     :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
     (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
     (``-log(p_min - beta/2)`` for the ball). The result is re-certified with no slack: if rounding
@@ -69,6 +70,11 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
         PML budget, ``>= 0``.
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior``.
+
+    Returns
+    -------
+    numpy.ndarray or Mechanism
+        Labelled by the index when ``prior`` is a pandas Series.
 
     Examples
     --------
@@ -91,7 +97,9 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
         # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
         # rounding, and there is nothing more private to move to.
         if math.isinf(ldp) or ldp == 0 or prior_set.capacity(mechanism) <= eps:
-            return mechanism
+            return labelled(mechanism, prior, same_outputs=True, eps=eps, delta=0.0,
+                            radius=prior_set.radius or 0.0,
+                            method="randomized response (rr_for_pml)")
         ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
         mechanism = randomized_response(n, ldp)
     raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")

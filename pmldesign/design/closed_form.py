@@ -1,4 +1,4 @@
-"""Closed-form optimal mechanisms (Theorem 5 of 003 and the extremal-mechanisms notes, Sec. 3).
+"""Closed-form optimal mechanisms (Theorem 5 of 003 and docs/extremal.md, Sec. 3).
 
 Each function checks the conditions under which its formula is optimal and raises
 :class:`~pmldesign.InvalidInputError` outside them; :func:`pmldesign.design` covers every case.
@@ -64,7 +64,7 @@ def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
 def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     """Closed-form optimal eps-PML mechanism, optimal for every sub-convex utility.
 
-    Cases (extremal-mechanisms notes, Sec. 3):
+    Cases (docs/extremal.md, Sec. 3):
 
     * ``eps <= eps_1 = -log(1 - min P)`` (first privacy region, Sec. 3a):
       ``P* = (1 - e^eps) I + e^eps 1 P^T``, the unique optimum;
@@ -109,7 +109,8 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
 
 
 def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
-    """Binary second region (notes Sec. 3b): x_k -> y_k w.p. (1 - e^-eps)/P(x_k), k likelier."""
+    """Binary second region (docs/extremal.md Sec. 3b): x_k -> y_k w.p. (1 - e^-eps)/P(x_k), k
+    likelier."""
     k = int(np.argmax(vector))
     reveal = -math.expm1(-eps) / float(vector[k])
     matrix = np.zeros((2, 2))
@@ -120,7 +121,8 @@ def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
 
 
 def _circulant(n: int, lift: float) -> np.ndarray:
-    """Uniform prior (notes Sec. 3c): circulant of the top lift vertex v; k-singular if N/c = k.
+    """Uniform prior (docs/extremal.md Sec. 3c): circulant of the top lift vertex v; k-singular if
+    N/c = k.
 
     ``c >= N`` (eps >= epsilon_max) gives v = (N, 0, ..., 0), the identity.
     """

@@ -1,7 +1,8 @@
 """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at one budget eps.
 
 All three mechanisms are eps-PML for the prior (with ``radius`` > 0: for every prior of the l1
-ball around it): the first by design, the second by calibration (notes Sec. 5; over the ball
+ball around it): the first by design, the second by calibration (docs/extremal.md Sec. 5; over the
+ball
 see :func:`rr_for_pml`) and the third because eps-LDP implies eps-PML for every prior
 (003 Sec. I), so the optimal PML utility is at least the other two.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._results import Result
 from .._validation import as_nonnegative, as_time_limit
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
@@ -21,8 +23,8 @@ from .api import _solve, _solve_set, objective, utility_value
 from .baselines import rr_for_pml
 
 
-@dataclass(frozen=True)
-class Contender:
+@dataclass(frozen=True, repr=False)
+class Contender(Result):
     """One mechanism of a comparison with its utility and guarantees."""
 
     name: str
@@ -32,8 +34,8 @@ class Contender:
     ldp_epsilon: float
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
     """:func:`compare` result: ``optimal_pml``, ``randomized_response``, ``optimal_ldp``."""
 
     eps: float

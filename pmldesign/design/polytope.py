@@ -5,8 +5,9 @@ Every set is, column by column, a convex cone: with ``c = P(.|y)`` a column, the
 
 * M(eps, P) (Lemma 1 of [15] as restated in Prop. 2 of 003): ``max c <= e^eps <P, c>``;
 * M(eps, B_beta(P^)) (Prop. 2 of 003, eqs. (10)-(13), eq. (10) with the typo in its index
-  fixed): the worst prior of the ball for column y is ``P^ + (beta/2)(e_i - e_j)`` with i at the
-  column's minimum and j at its maximum (Appendix D of 003), so
+  fixed per docs/typos.md): the worst prior of the ball for column y is
+  ``P^ + (beta/2)(e_i - e_j)`` with i at the column's minimum and j at its maximum (Appendix D
+  of 003), so
   ``(1 + beta e^eps / 2) max c <= e^eps <P^, c> + (beta e^eps / 2) min c``; dividing by
   ``1 + beta e^eps / 2`` gives eq. (10) with eps' of eq. (13);
 * M(eps, S) for a :class:`~pmldesign.uncertainty.PriorSet` S: one row per floor of S (one per

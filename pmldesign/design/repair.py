@@ -5,7 +5,7 @@ Solvers return slightly infeasible points (residues around exact zeros, row sums
 output-independent mechanism ``1 q^T`` (``q = prior @ mechanism``):
 ``M_t = (1 - t) M + t 1 q^T``. Mixing keeps ``q`` and moves every column's ratio
 ``max_x / <Q, column>`` towards 1 for every prior Q, so it lowers each column's leakage for the
-fixed prior, for every prior of the l1 ball, and its LDP ratio (extremal-mechanisms notes, Sec. 2:
+fixed prior, for every prior of the l1 ball, and its LDP ratio (docs/extremal.md, Sec. 2:
 the constraint sets are convex cones per column and ``1 q^T`` has leakage 0). The smallest
 certified t is found by search and the result is checked with :func:`pmldesign.certify`,
 :func:`pmldesign.uncertainty.worst_case_leakage` or :func:`pmldesign.ldp_epsilon`, no tolerance.

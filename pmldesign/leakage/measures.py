@@ -1,7 +1,7 @@
 """Pointwise maximal leakage of a discrete mechanism for a known prior.
 
 Definitions from Grosse, Saeidian, Oechtering, Skoglund, *Privacy Mechanism Design based on
-Empirical Distributions* (arXiv:2509.22428, "003" in ``shared/papers``), Section II-A.
+Empirical Distributions* (arXiv:2509.22428, "003" in docs/references.md), Section II-A.
 A mechanism is an N x M row-stochastic array ``mechanism[x, y] = P(y | x)``; a prior is a
 length-N probability vector with full support. Logarithms are natural (nats).
 """

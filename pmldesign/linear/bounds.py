@@ -126,7 +126,7 @@ def _as_histogram_alpha(alpha) -> float:
 
 
 def histogram_bound(b: float, alpha: float) -> float:
-    """Theorem 4 of 002, eq. (1) (``h`` is the scale ``b``, see shared/papers/README.md).
+    """Theorem 4 of 002, eq. (1) (``h`` is the scale ``b``, see docs/typos.md).
 
     ``2/b - log(1 - alpha + alpha exp(2/b))``, evaluated as
     ``-log(alpha + (1 - alpha) exp(-2/b))`` (the same number, without overflow for small b).

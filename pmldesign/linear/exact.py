@@ -1,6 +1,6 @@
 """Exact evaluation of Theorem 2 of 000 (the tight PML bound of a linear-query workload).
 
-Eq. (5) of 000 (typo fixed per shared/papers/README.md) maximises over subsets I of the rows,
+Eq. (5) of 000 (typo fixed per docs/typos.md) maximises over subsets I of the rows,
 i.e. over sign vectors s in {-1, +1}^m (s_l = +1 for l in I), with ``c = W^T s``:
 
     exp(eps) = max_s  exp(-c_min / b) / (alpha sum_j exp(-c_j / b) + (1 - k alpha) exp(-c_max / b)),
@@ -47,6 +47,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import entr, logsumexp
 
+from .._results import Result
 from .._validation import as_positive
 from .bounds import as_alpha, as_workload, l1_distances, prior_weights
 
@@ -66,8 +67,8 @@ _MAX_SEARCH = 1 << 22
 _LEAF = 1 << 10
 
 
-@dataclass(frozen=True)
-class Theorem2Result:
+@dataclass(frozen=True, repr=False)
+class Theorem2Result(Result):
     """The value of Theorem 2 of 000 and how it was certified.
 
     Attributes
@@ -508,7 +509,7 @@ class _BranchAndBound:
 
 
 def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theorem2Result:
-    """Theorem 2 of 000 (eq. (5), typo fixed per shared/papers/README.md), computed exactly.
+    """Theorem 2 of 000 (eq. (5), typo fixed per docs/typos.md), computed exactly.
 
     Parameters
     ----------

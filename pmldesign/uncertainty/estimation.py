@@ -42,14 +42,31 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
             f"samples: symbols must lie in 0..{size - 1} (alphabet_size={size}), "
             f"found {data[outside][0]}"
         )
-    counts = np.bincount(data, minlength=size).astype(np.float64)
-    if smooth == 0 and (counts == 0).any():
+    return prior_from_counts(np.bincount(data, minlength=size), smooth)
+
+
+def prior_from_counts(counts, smoothing: float = 0.0, labels=None) -> np.ndarray:
+    """``(count + smoothing) / (m + N smoothing)`` from category counts (eq. (3) of 003).
+
+    Without smoothing every category must occur (PML needs a full-support prior); the error
+    names the first one that does not (by its label when ``labels`` are given).
+
+    Examples
+    --------
+    >>> prior_from_counts([1, 3]).tolist()
+    [0.25, 0.75]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    size = counts.shape[0]
+    if smoothing == 0 and (counts == 0).any():
         missing = int(np.argmax(counts == 0))
+        name = "symbol" if labels is None else "category"
+        label = missing if labels is None else repr(labels[missing])
         raise InvalidInputError(
-            f"samples: symbol {missing} never occurs, so the estimate lacks full support; "
+            f"samples: {name} {label} never occurs, so the estimate lacks full support; "
             f"pass smoothing > 0 (e.g. smoothing=0.5) or collect more samples"
         )
-    return (counts + smooth) / (counts.sum() + size * smooth)
+    return (counts + smoothing) / (counts.sum() + size * smoothing)
 
 
 def l1_radius(
@@ -59,7 +76,7 @@ def l1_radius(
 
     Without ``kappa``: the distribution-free radius
     ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))`` of eq. (7) of 003 (the square
-    root covers the whole product, see shared/papers/README.md).
+    root covers the whole product, see docs/typos.md).
     With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
     from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
     ``phi(1/2) = 2``.
