@@ -40,11 +40,13 @@ def _worst_weights(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.nd
     A column whose ``w_j`` may be negative (beta within rounding of ``2 P_j / S``) gets ``-1``
     there, which callers turn into ``inf``.
     """
+    weights = np.repeat(center[:, None], matrix.shape[1], axis=1)
+    if beta == 0:
+        return weights  # the fixed prior: the same floats as pmldesign.leakage.measures
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
     outputs = np.arange(matrix.shape[1])
-    weights = np.repeat(center[:, None], matrix.shape[1], axis=1)
     top, bottom = matrix.argmax(axis=0), matrix.argmin(axis=0)
     weights[bottom, outputs] = rounding.down(center[bottom] + shift_low)
     reduced = rounding.down(center[top] - shift_high)
