@@ -17,7 +17,6 @@ from ._errors import InvalidInputError
 from ._json import jsonable
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
-from .leakage.rounding import TWO_U, up
 from .uncertainty import bounds, estimation, exact, sets
 
 
@@ -245,10 +244,7 @@ def _certify_samples(mechanism, samples, delta, alphabet_size, rational) -> Cert
             "an estimate of your own"
         ) from None
     m = int(np.asarray(samples).shape[0])
-    # Round eq. (7) up: 8 ulps for its float evaluation, plus the l1 distance between the
-    # exact counts / m and the float estimate read as p / sum p (<= (N + 2) 2u).
-    formula = estimation.l1_radius(m, size, delta)
-    beta = float(up(up(formula * (1.0 + 8 * TWO_U)) + (size + 2) * TWO_U))
+    beta = estimation.l1_radius(m, size, delta)  # rounded up to cover the float estimate
     cert = _certificate(matrix, estimate, beta, rational)
     return dataclasses.replace(cert, delta=float(delta), n_samples=m, prior_estimate=estimate)
 
