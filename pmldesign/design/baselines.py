@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from .._errors import SolverError
 from .._validation import as_int, as_nonnegative, as_prior
 from ..mechanism import labelled
-from ..uncertainty.sets import _capacity, as_radius
+from ..uncertainty.sets import as_radius
+from .repair import finalize
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
@@ -58,8 +58,9 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     The k-ary randomized response whose largest per-output leakage, attained at the least
     likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta, the largest whose
     leakage capacity over ``B_beta(prior)`` (Definition 5 of 003) is ``eps``. The identity once
-    ``eps >= -log(p_min - beta/2)``. The result is re-certified with no slack: if rounding
-    puts the leakage above eps, the LDP parameter is lowered by a relative 1e-15, 2e-15, ...
+    ``eps >= -log(p_min - beta/2)``. The result goes through :func:`.repair.finalize`: if
+    rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
+    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
 
     Parameters
     ----------
@@ -91,13 +92,6 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     beta = as_radius(radius, vector)
     ldp = rr_ldp_for_pml(vector, eps, beta)
     mechanism = randomized_response(vector.shape[0], ldp)
-    exact = ldp
-    for step in range(48):
-        # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
-        # rounding, and there is nothing more private to move to.
-        if math.isinf(ldp) or ldp == 0 or _capacity(mechanism, vector, beta) <= eps:
-            return labelled(mechanism, prior, same_outputs=True, eps=eps, delta=0.0,
-                            radius=beta, method="randomized response (rr_for_pml)")
-        ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
-        mechanism = randomized_response(vector.shape[0], ldp)
-    raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")
+    final = finalize(mechanism, vector, eps, beta, labelled=True, residue=0.0).mechanism
+    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0, radius=beta,
+                    method="randomized response (rr_for_pml)")
