@@ -142,7 +142,8 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     families = _families(vector, eps, beta, ldp)
     # the last master LP and the mechanism are built after the deadline: keep a small margin
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
-    # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from the start
+    # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from
+    # the start
     return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
 
 
