@@ -5,7 +5,7 @@ interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``addit
 ``cli`` / ``experiments``.
 """
 
-from ._errors import InvalidInputError, PMLError, SolverError
+from ._errors import InvalidInputError, PMLError, SolverError, UnsoundBoundWarning
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
 from .design import (
@@ -79,6 +79,7 @@ __all__ = [
     "MIResult",
     "PMLError",
     "SolverError",
+    "UnsoundBoundWarning",
     "binary_mechanism",
     "calibrate",
     "calibrate_from_samples",
