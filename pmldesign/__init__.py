@@ -48,6 +48,7 @@ from .release import (
 from .sampling import sample
 from .uncertainty import (
     Calibration,
+    PriorSet,
     calibrate,
     calibrate_from_samples,
     empirical_prior,
@@ -92,6 +93,7 @@ __all__ = [
     "MIResult",
     "Mechanism",
     "PMLError",
+    "PriorSet",
     "SampleDesign",
     "SolverError",
     "UnsoundBoundWarning",

@@ -21,6 +21,7 @@ from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .mechanism import Mechanism
 from .uncertainty import bounds, estimation, exact, sets
+from .uncertainty.prior_set import PriorSet
 
 
 @dataclass(frozen=True, repr=False)
@@ -44,12 +45,14 @@ class Certificate(Result):
     mutual_information : float
         ``I(X; Y)`` in nats.
     radius : float or None
-        l1 radius beta of the uncertainty ball around the prior (None: the prior is known).
+        l1 radius beta of the uncertainty ball around the prior (None: the prior is known, or
+        the set is not a ball).
     worst_case_epsilon : float or None
-        Leakage capacity over the ball (Definition 5 of 003, exact): the mechanism is eps-PML
-        for every prior in the ball exactly when ``eps >= worst_case_epsilon``.
+        Leakage capacity over the ball or the prior set (Definition 5 of 003, exact over its
+        extreme points): the mechanism is eps-PML for every prior of the set exactly when
+        ``eps >= worst_case_epsilon``.
     sensitivity : float or None
-        Leakage sensitivity ``max_{Q in ball} D_inf(P_Y || Q_Y)`` (Definition 6 of 003, exact).
+        Leakage sensitivity ``worst_case_epsilon - epsilon`` (Definition 6 of 003, exact).
     sensitivity_bound : float or None
         Theorem 4 of 003's bound on ``sensitivity`` at ``epsilon``; ``epsilon + sensitivity``
         and ``epsilon + sensitivity_bound`` both bound ``worst_case_epsilon`` (Remark 2).
@@ -64,6 +67,8 @@ class Certificate(Result):
         Whether ``epsilon``, ``per_outcome``, ``worst_case_epsilon`` and ``ldp_epsilon`` were
         evaluated in exact rational arithmetic (:mod:`pmldesign.uncertainty.exact`) rather than
         with outward-rounded floats (:mod:`pmldesign.leakage.rounding`); both are upper bounds.
+    prior_set : PriorSet or None
+        The set certified when one was given (``epsilon`` etc. refer to its ``reference``).
     """
 
     _derived = ("guarantee",)
@@ -83,6 +88,7 @@ class Certificate(Result):
     n_samples: int | None = None
     prior_estimate: np.ndarray | None = None
     exact: bool = False
+    prior_set: PriorSet | None = None
 
     @property
     def guarantee(self) -> tuple[float, float]:
@@ -97,7 +103,7 @@ class Certificate(Result):
 
     def satisfies(self, eps: float) -> bool:
         """Whether the mechanism is eps-PML for the certified prior, or for every prior of the
-        certified ball when a radius was given (no slack)."""
+        certified ball or prior set when one was given (no slack)."""
         return self.guarantee[0] <= eps
 
     def to_dict(self) -> dict:
@@ -122,6 +128,7 @@ class Certificate(Result):
                 "n_samples": self.n_samples,
                 "prior_estimate": self.prior_estimate,
                 "exact": self.exact,
+                "prior_set": None if self.prior_set is None else self.prior_set.to_dict(),
                 "guarantee": {"eps": self.guarantee[0], "delta": self.guarantee[1]},
             }
         )
@@ -147,6 +154,12 @@ class Certificate(Result):
                 f"(leakage capacity)",
                 f"leakage sensitivity:   {self.sensitivity:.6f} (Theorem 4 bound "
                 f"{self.sensitivity_bound:.6f})",
+            ]
+        elif self.prior_set is not None:
+            lines += [
+                f"prior set:             {self.prior_set!r}",
+                f"worst-case epsilon:    {self.worst_case_epsilon:.6f} nats over the set "
+                f"(leakage capacity)",
             ]
         if self.delta is not None:
             eps, delta = self.guarantee
@@ -174,8 +187,11 @@ def certify(
     ----------
     mechanism : (N, M) array_like
         Row-stochastic matrix.
-    prior : (N,) array_like, optional
-        Full-support prior of the input (or the center of the ball). Not with ``samples``.
+    prior : (N,) array_like or PriorSet, optional
+        Full-support prior of the input (or the center of the ball), or a
+        :class:`~pmldesign.uncertainty.PriorSet`: ``worst_case_epsilon`` is then the capacity
+        over the set, exact over its extreme points, and the other figures refer to its
+        ``reference``. Not with ``samples``.
     radius : float, optional
         l1 radius beta, ``0 <= beta < 2 min(prior)``: also certify every prior in the ball
         (``worst_case_epsilon``, ``sensitivity``, ``sensitivity_bound``).
@@ -215,6 +231,10 @@ def certify(
     >>> audit = certify([[0.75, 0.25], [0.25, 0.75]], [0.5, 0.5], exact=True)
     >>> audit.epsilon >= math.log(1.5), audit.epsilon - math.log(1.5) < 1e-15
     (True, True)
+    >>> from pmldesign import PriorSet
+    >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.4, 0.6]])
+    >>> round(certify([[0.75, 0.25], [0.25, 0.75]], S).worst_case_epsilon, 6)  # the same prior
+    0.510826
     """
     if samples is not None:
         if prior is not None or radius is not None:
@@ -227,8 +247,33 @@ def certify(
         raise InvalidInputError("delta: only used with samples=...; pass samples or drop delta")
     if prior is None:
         raise InvalidInputError("prior: required unless samples=... is given")
+    if isinstance(prior, PriorSet):
+        return _certify_set(mechanism, prior, radius, exact)
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
     return _certificate(matrix, vector, radius, exact)
+
+
+def _certify_set(mechanism, prior_set: PriorSet, radius, rational: bool) -> Certificate:
+    """Certify for every prior of a PriorSet (a ball: the radius path, with its bounds). With
+    ``rational`` the figures at the reference are exact; a vertex or box set's capacity stays
+    the outward-rounded float evaluation (an upper bound either way)."""
+    if radius is not None:
+        raise InvalidInputError(
+            f"radius: give a PriorSet or a prior with a radius, not both (got radius {radius!r})"
+        )
+    matrix = as_mechanism(mechanism)
+    if matrix.shape[0] != prior_set.size:
+        raise InvalidInputError(
+            f"prior: the prior set is over {prior_set.size} symbols, the mechanism has "
+            f"{matrix.shape[0]} inputs"
+        )
+    if prior_set.kind == "ball":
+        cert = _certificate(matrix, prior_set.center, prior_set.radius, rational)
+        return dataclasses.replace(cert, prior_set=prior_set)
+    cert = _certificate(matrix, prior_set.reference, None, rational)
+    capacity = prior_set.capacity(matrix)
+    return dataclasses.replace(cert, worst_case_epsilon=capacity, prior_set=prior_set,
+                               sensitivity=max(0.0, capacity - cert.epsilon))
 
 
 def _certify_samples(mechanism, samples, delta, alphabet_size, dropna=False,

@@ -29,6 +29,12 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=float,
               help="l1 radius beta: eps-PML for every prior within beta of --prior.")
+@click.option("--vertices", default=None, type=click.Path(dir_okay=False),
+              help="k x N file of priors: eps-PML for every prior of their convex hull "
+                   "(--prior, optional, is the reference; needs --gain).")
+@click.option("--lower", default=None,
+              help="Per-symbol lower bounds (comma-separated or a file): eps-PML for every "
+                   "prior above them (needs --gain).")
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
                    "(strings, categories): estimate the prior (instead of --prior).")
@@ -49,11 +55,15 @@ def _inputs(prior: str, gain: str | None):
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def design_command(prior, eps, radius, samples, column, categories, target_eps, delta, alphabet,
+def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
+                   target_eps, delta, alphabet,
                    gain, utility, time_limit, output, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
+
+    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 --gain G.csv, or
+    --lower 0.3,0.1,0.1,0.1 (every prior above the bounds) instead of --vertices.
 
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
     prior (eq. (3) of 003), takes the l1 radius beta*(delta) of eq. (7), designs the optimal
@@ -61,8 +71,9 @@ def design_command(prior, eps, radius, samples, column, categories, target_eps, 
     and compares it with randomized response and optimal LDP at the same guarantee.
     """
     if samples is not None:
-        if prior is not None or eps is not None or radius:
-            raise click.UsageError("--samples replaces --prior, --eps and --radius")
+        if prior is not None or eps is not None or radius or vertices or lower:
+            raise click.UsageError("--samples replaces --prior, --eps, --radius, --vertices "
+                                   "and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
@@ -70,20 +81,24 @@ def design_command(prior, eps, radius, samples, column, categories, target_eps, 
         return
     if column is not None or categories is not None:
         raise click.UsageError("--column and --categories go with --samples")
-    if prior is None or eps is None:
-        raise click.UsageError("give --prior and --eps, or --samples with --target-eps and --delta")
+    prior_set = _io.prior_set(prior, radius, vertices, lower)
+    if (prior is None and prior_set is None) or eps is None:
+        raise click.UsageError("give --prior (or --vertices or --lower) and --eps, or --samples "
+                               "with --target-eps and --delta")
     from ..design import design
 
-    vector, matrix = _inputs(prior, gain)
-    result = design(vector, eps, radius=radius, utility=utility, gain=matrix,
+    matrix = _io.load_matrix(gain, "--gain") if gain else None
+    target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
+    result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
     _save(result.mechanism, output)
     summary = _summary(result)
     if as_json:
-        _io.print_json({"eps": eps, "radius": radius, "mechanism": result.mechanism, **summary})
+        where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
+        _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary})
         return
-    _print_design(result, summary, f"Optimal mechanism, eps = {eps:g}, radius = {radius:g}",
-                  output)
+    where = f"radius = {radius:g}" if prior_set is None else f"{prior_set.kind} set of priors"
+    _print_design(result, summary, f"Optimal mechanism, eps = {eps:g}, {where}", output)
 
 
 def _summary(result) -> dict:

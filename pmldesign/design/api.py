@@ -15,9 +15,11 @@ from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
-from ..uncertainty.sets import as_radius
+from ..uncertainty.prior_set import PriorSet, as_prior_set
+from .feasible import FeasibleSet
 from .linear_gain import solve_linear_gain
 from .repair import Finalized, finalize, guarantee
+from .set_lp import solve_set_lp
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
@@ -53,7 +55,7 @@ class DesignResult(Result):
         Whether the solver proved optimality (zero gap).
     leakage : float
         The certified guarantee: PML for the prior, its supremum over the ball (radius > 0) or
-        the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
+        the prior set, or the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
     status : str
@@ -112,24 +114,29 @@ def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | N
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
            gain: Any = None, time_limit: float | None = None) -> DesignResult:
-    """Optimal eps-PML mechanism for a prior, or for every prior within l1 distance ``radius``.
+    """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
+    for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
 
-    Solves ``max U`` over M(eps, P) (Lemma 1 of [15]) or M(eps, B_radius(P)) (Prop. 2 of 003,
-    eqs. (10)-(13)), see :mod:`.polytope`. A linear gain is one sparse LP (HiGHS); mutual
-    information uses the column-generation engine :mod:`.mutual_information` (docs/extremal.md Sec.
-    4).
-    The solver output is cleaned, repaired and re-certified (:mod:`.repair`).
+    Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
+    eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
+    prior or a ball is one sparse LP or column generation (:mod:`.linear_gain`), on a vertex or
+    box set the compact LP of :mod:`.set_lp`; mutual information uses the column-generation
+    engine :mod:`.mutual_information` (docs/extremal.md
+    Sec. 4). The solver output is cleaned, repaired
+    and re-certified over the whole set (:mod:`.repair`).
 
     Parameters
     ----------
-    prior : (N,) array_like
-        Full-support prior (the estimate P^ when ``radius > 0``).
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the estimate P^ when ``radius > 0``), or a set of priors; utility
+        is measured under the prior, the ball's center or the set's ``reference``.
     eps : float
         PML budget, ``>= 0``.
     radius : float
-        l1 radius beta, ``0 <= beta < 2 min prior``.
+        l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
-        ``None``: "linear" if ``gain`` is given, else "mutual_information".
+        ``None``: "linear" if ``gain`` is given, else "mutual_information". A vertex or box
+        set (not a single prior) needs a linear gain.
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
@@ -147,21 +154,67 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     >>> np.round(r.mechanism, 6), round(r.utility, 6)  # e^eps P_Y = 3/4 caps the diagonal
     (array([[0.75, 0.25],
            [0.25, 0.75]]), 0.75)
+
+    Over two priors, utility under their mean (0.45, 0.55): P(y0|x0) = 18/23 is capped by the
+    vertex (0.4, 0.6), P(y1|x1) = 15/23 by (0.5, 0.5); utility 16.35/23:
+
+    >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.4, 0.6]])
+    >>> r = design(S, np.log(1.5), gain=np.eye(2))
+    >>> round(r.utility, 6), bool(r.leakage <= np.log(1.5))
+    (0.71087, True)
     """
-    vector = as_prior(prior)
+    prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
-    kind, matrix = objective(utility, gain, vector.shape[0])
-    result = _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
-    return _labelled(result, prior, kind, eps, beta)
+    kind, matrix = objective(utility, gain, prior_set.size)
+    result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
+
+
+def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
+               time_limit: float | None) -> DesignResult:
+    """Design over a validated prior set: the ball and single priors by :func:`_solve`, vertex
+    and box sets by the compact LP of :mod:`.set_lp`."""
+    if prior_set.kind == "ball":
+        return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
+    if prior_set.is_point:
+        point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
+        return _solve(point, eps, 0.0, False, gain, time_limit)
+    if gain is None:
+        raise InvalidInputError(
+            f"utility: mutual information over a {prior_set.kind} set of priors is not "
+            "supported; pass gain=G for a linear gain, or use a prior or PriorSet.ball"
+        )
+    start = time.perf_counter()
+    reference = prior_set.reference
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
+    final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set)
+    utility = utility_value(final.mechanism, reference, gain)
+    # judged on the mechanism returned: the repair may cost utility
+    exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
+    return DesignResult(
+        mechanism=final.mechanism,
+        utility=utility,
+        upper_bound=max(bound, utility),
+        method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
+        solve_time=time.perf_counter() - start,
+        exact=exact,
+        leakage=final.leakage,
+        repair=final.mixing,
+        status="optimal" if exact else "stalled",
+    )
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
                time_limit: float | None = None) -> DesignResult:
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
-    The same engines as :func:`design` on the LDP cone (extremal mechanisms of Kairouz et al.,
-    Kairouz et al., see docs/references.md); ``leakage`` is the certified LDP epsilon.
+    ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,
+    so only its ``reference`` (the utility's prior) matters. The same engines as :func:`design`
+    on the LDP cone (extremal mechanisms of
+    Kairouz et al., see docs/references.md); ``leakage`` is the
+    certified LDP epsilon.
 
     Examples
     --------
@@ -169,7 +222,7 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     >>> round(r.utility, 6), round(r.leakage, 6)  # randomized response, LDP eps log 3
     (0.75, 1.098612)
     """
-    vector = as_prior(prior)
+    vector = prior.reference if isinstance(prior, PriorSet) else as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
     result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))

@@ -24,6 +24,7 @@ import numpy as np
 from .._errors import SolverError
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
+from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
@@ -41,8 +42,12 @@ class Finalized:
     mixing: float
 
 
-def guarantee(prior: np.ndarray, radius: float, ldp: bool) -> Callable[[np.ndarray], float]:
-    """The certified leakage of a mechanism: PML for ``prior``, over the ball, or LDP."""
+def guarantee(prior: np.ndarray, radius: float, ldp: bool,
+              prior_set: PriorSet | None = None) -> Callable[[np.ndarray], float]:
+    """The certified leakage of a mechanism: PML for ``prior``, over the ball, over
+    ``prior_set`` (:meth:`~pmldesign.uncertainty.PriorSet.capacity`, rounded outward) or LDP."""
+    if prior_set is not None:
+        return prior_set.capacity
     if ldp:
         return ldp_epsilon
     if radius > 0:
@@ -81,16 +86,19 @@ def clean(raw: np.ndarray, ldp: bool, labelled: bool, residue: float = RESIDUE) 
 
 
 def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0,
-             ldp: bool = False, labelled: bool = False, residue: float = RESIDUE) -> Finalized:
+             ldp: bool = False, labelled: bool = False, residue: float = RESIDUE,
+             prior_set: PriorSet | None = None) -> Finalized:
     """Clean ``raw``, repair it if needed and return a mechanism certified at ``eps``.
 
     The certificate is computed on the very array returned, so ``certify`` of the result is at
     most eps; a mechanism that attains eps exactly gets ~1e-15 of mixing to cover the outward
-    rounding allowance. If no mixing weight below 1 is
-    certified (e.g. ``eps = 0``), the output-independent mechanism is returned: its columns are
-    constant, so it leaks exactly 0 for every prior.
+    rounding allowance. With ``prior_set`` (a vertex or box set) the check is its
+    outward-rounded capacity and ``prior`` its reference (mixing with ``1 q^T`` lowers the
+    leakage for every prior). If no mixing weight below 1 is certified (e.g. ``eps = 0``), the
+    output-independent mechanism is returned: its columns are constant, so it leaks exactly 0
+    for every prior.
     """
-    check = guarantee(prior, radius, ldp)
+    check = guarantee(prior, radius, ldp, prior_set)
     target = eps
     matrix = clean(raw, ldp, labelled, residue)
     leak = check(matrix)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_mechanism_and_prior, as_nonnegative
+from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
 from ..leakage import rounding
 from ..leakage.measures import _epsilon_min
 
@@ -71,12 +71,15 @@ def _worst_case_leakage(matrix: np.ndarray, center: np.ndarray, beta: float) -> 
     return values
 
 
-def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
-    """Largest leakage of every output over all priors in ``B_radius(center)``.
+def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
+                       radius: float | None = None) -> np.ndarray:
+    """Largest leakage of every output over all priors in ``B_radius(center)``, or over a
+    :class:`~pmldesign.uncertainty.PriorSet` given as ``center`` (without a radius).
 
     Exact extreme points (no sampling), rounded up: an upper bound in exact arithmetic of the
     given floats with the center read as ``center / sum(center)`` (see
-    :func:`_worst_case_leakage`). Outputs no input produces are nan.
+    :func:`_worst_case_leakage` and :meth:`~pmldesign.uncertainty.PriorSet.worst_case_leakage`).
+    Outputs no input produces are nan.
 
     Examples
     --------
@@ -84,23 +87,41 @@ def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray, radius: float)
     >>> np.round(worst_case_leakage(m, [0.5, 0.5], 0.2), 6)  # prior (0.4, 0.6) for y0
     array([0.510826, 0.510826])
     """
-    matrix, vector = as_mechanism_and_prior(mechanism, center)
-    beta = as_radius(radius, vector)
-    return _worst_case_leakage(matrix, vector, beta)
+    matrix, prior_set = _matrix_and_set(mechanism, center, radius)
+    return prior_set.worst_case_leakage(matrix)
 
 
-def leakage_capacity(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
+def leakage_capacity(mechanism: np.ndarray, center: np.ndarray,
+                     radius: float | None = None) -> float:
     """The B-local leakage capacity ``C(P_{Y|X}, B_radius(center))`` (Definition 5 of 003).
 
-    ``sup_{Q in ball} eps_min(mechanism, Q)``, computed exactly at the ball's extreme points.
+    ``sup_{Q in ball} eps_min(mechanism, Q)``, computed exactly at the ball's extreme points;
+    with a :class:`~pmldesign.uncertainty.PriorSet` as ``center`` (no radius), the same over
+    the set.
 
     Examples
     --------
     >>> round(leakage_capacity([[0.75, 0.25], [0.25, 0.75]], [0.5, 0.5], 0.0), 6)  # log 1.5
     0.405465
     """
-    matrix, vector = as_mechanism_and_prior(mechanism, center)
-    return _capacity(matrix, vector, as_radius(radius, vector))
+    matrix, prior_set = _matrix_and_set(mechanism, center, radius)
+    return prior_set.capacity(matrix)
+
+
+def _matrix_and_set(mechanism, center, radius):
+    """Validate a mechanism and a PriorSet, or a center with a radius (read as the l1 ball)."""
+    from .prior_set import PriorSet, as_prior_set
+
+    if radius is None and not isinstance(center, PriorSet):
+        raise InvalidInputError("radius: required with a center prior (or pass a PriorSet)")
+    matrix = as_mechanism(mechanism)
+    prior_set = as_prior_set(center, radius)
+    if prior_set.size != matrix.shape[0]:
+        raise InvalidInputError(
+            f"prior: length must equal the number of inputs {matrix.shape[0]}, got "
+            f"{prior_set.size}"
+        )
+    return matrix, prior_set
 
 
 def _capacity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
