@@ -332,7 +332,10 @@ def _certificate(
             "radius": beta,
             "worst_case_epsilon": capacity,
             "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
-            "sensitivity_bound": bounds.sensitivity_bound(epsilon, beta, vector),
+            # epsilon is rounded up and may pass -log min prior by ulps, the bound's domain end
+            "sensitivity_bound": bounds.sensitivity_bound(
+                min(epsilon, regions.epsilon_max(vector)), beta, vector
+            ),
         }
     return Certificate(
         epsilon=epsilon,
