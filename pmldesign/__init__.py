@@ -6,7 +6,7 @@ interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``addit
 labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mechanism`).
 """
 
-from ._errors import InvalidInputError, PMLError, SolverError
+from ._errors import InvalidInputError, PMLError, SolverError, UnsoundBoundWarning
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
 from .design import (
@@ -96,6 +96,7 @@ __all__ = [
     "PriorSet",
     "SampleDesign",
     "SolverError",
+    "UnsoundBoundWarning",
     "binary_mechanism",
     "calibrate",
     "calibrate_from_samples",

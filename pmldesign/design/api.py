@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidInputError
+from .._errors import InvalidInputError, SolverError
 from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
@@ -17,7 +18,7 @@ from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .feasible import FeasibleSet
 from .linear_gain import solve_linear_gain
-from .repair import MARGIN, Finalized, finalize, guarantee
+from .repair import Finalized, finalize, guarantee
 from .set_lp import solve_set_lp
 
 UTILITIES = ("mutual_information", "linear")
@@ -25,6 +26,9 @@ UTILITIES = ("mutual_information", "linear")
 EXACT_GAP = 1e-9
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
 SOLVER_SHARE = 0.8
+#: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
+#: the LP ill-scaled well before); such budgets are handled by :func:`_large_eps`.
+LP_EPS_MAX = 40.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -245,7 +249,7 @@ def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: f
     mechanism = np.zeros(raw.shape)
     mechanism[:, used] = small.mechanism
     leak = guarantee(prior, radius, ldp)(mechanism)
-    if leak <= eps - (min(MARGIN, eps / 100) if radius > 0 else 0.0):
+    if leak <= eps:
         return Finalized(mechanism, leak, small.mixing)
     return finalize(raw, prior, eps, radius, ldp, labelled=True)
 
@@ -254,15 +258,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
            time_limit: float | None) -> DesignResult:
     start = time.perf_counter()
     if gain is not None:
-        weights = prior[:, None] * gain
         share = None if time_limit is None else SOLVER_SHARE * time_limit
-        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, share)
-        raw, bound, status = solution.mechanism, solution.upper_bound, solution.status
-        # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
-        exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
-        method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
-                  f"outputs (HiGHS simplex, {solution.rounds} "
-                  f"round{'s' if solution.rounds != 1 else ''})")
+        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
     else:
         from .mutual_information import maximize_mutual_information
 
@@ -276,6 +273,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
+    if gain is not None:  # proved optimal: the certified bound meets the value (relative 1e-9)
+        exact = bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=mechanism,
         utility=value,
@@ -288,3 +287,60 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         # exact decides: a proved optimum is "optimal" however the search stopped
         status="optimal" if exact else ("stalled" if status == "optimal" else status),
     )
+
+
+def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray,
+            time_limit: float | None) -> tuple[np.ndarray, float, str, str]:
+    """Raw linear-gain optimum ``(mechanism, certified upper bound, method, status)``.
+
+    The unconstrained optimum (every input to an output of largest gain) bounds every design.
+    When its certified leakage is within eps (always from the set's eps_max on) the PML
+    constraint is inactive and it is the answer. Otherwise the LP (:mod:`.linear_gain`); for
+    eps beyond :data:`LP_EPS_MAX`, or when HiGHS fails (e.g. priors with 1e-12 entries), the
+    unconstrained optimum made feasible (:func:`_large_eps` under LDP, else the repair of
+    :func:`.repair.finalize`), with the unconstrained value as upper bound. A time limit that
+    runs out returns the best mechanism found with status ``"time limit"``.
+    """
+    free = np.zeros_like(gain)
+    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
+    free_value = utility_value(free, prior, gain)
+    if guarantee(prior, radius, ldp)(free) <= eps:
+        return free, free_value, (
+            "unconstrained optimum (eps is at least its certified leakage, e.g. eps >= "
+            "epsilon_max: the PML constraint is inactive)"
+        ), "optimal"
+    if eps <= LP_EPS_MAX:
+        try:
+            solution = solve_linear_gain(
+                prior[:, None] * gain, None if ldp else prior, eps, radius, time_limit
+            )
+            method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+                      f"outputs (HiGHS simplex, {solution.rounds} "
+                      f"round{'s' if solution.rounds != 1 else ''})")
+            return solution.mechanism, solution.upper_bound, method, solution.status
+        except SolverError as error:
+            if "time limit" in str(error).lower():
+                raise
+            reason = f"HiGHS failed ({str(error).split(':')[0]})"
+    else:
+        reason = f"eps > {LP_EPS_MAX:g}"
+    raw = _large_eps(free, eps) if ldp else free
+    return raw, free_value, (
+        f"{reason}: the unconstrained optimum made feasible "
+        f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
+        "bounded by the unconstrained value"
+    ), "stalled"
+
+
+def _large_eps(free: np.ndarray, eps: float) -> np.ndarray:
+    """eps-LDP version of a deterministic mechanism: randomized response over its K used
+    outputs, ``P(y*(x) | x) = e^eps / (e^eps + K - 1)``, computed without overflow (a loss of at
+    most ``(K - 1) e^-eps`` times the gain range). Below ``e^-eps = 1e-300`` the entry 1e-300
+    stands for it: its ratio e^690.8 stays below e^eps and representable."""
+    used = free.max(axis=0) > 0
+    k = int(used.sum())
+    small = math.exp(-eps) if eps < 745 else 0.0
+    off = max(small / (1.0 + (k - 1) * small), 1e-300)
+    raw = np.where(used[None, :] & (free >= 0), off, 0.0)
+    raw[free > 0] = 1.0 - (k - 1) * off
+    return raw

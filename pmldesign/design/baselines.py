@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import SolverError
 from .._validation import as_int, as_nonnegative
 from ..mechanism import labelled
 from ..uncertainty.prior_set import as_prior_set
+from .repair import finalize
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
@@ -59,8 +59,9 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
     likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
     :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
     (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
-    (``-log(p_min - beta/2)`` for the ball). The result is re-certified with no slack: if rounding
-    puts the leakage above eps, the LDP parameter is lowered by a relative 1e-15, 2e-15, ...
+    (``-log(p_min - beta/2)`` for the ball). The result goes through :func:`.repair.finalize`:
+    if rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
+    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
 
     Parameters
     ----------
@@ -89,17 +90,9 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
     """
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    n = prior_set.size
     ldp = rr_ldp_for_pml(prior_set.smallest_probability, eps)
-    mechanism = randomized_response(n, ldp)
-    exact = ldp
-    for step in range(48):
-        # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
-        # rounding, and there is nothing more private to move to.
-        if math.isinf(ldp) or ldp == 0 or prior_set.capacity(mechanism) <= eps:
-            return labelled(mechanism, prior, same_outputs=True, eps=eps, delta=0.0,
-                            radius=prior_set.radius or 0.0,
-                            method="randomized response (rr_for_pml)")
-        ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
-        mechanism = randomized_response(n, ldp)
-    raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")
+    mechanism = randomized_response(prior_set.size, ldp)
+    final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
+                     prior_set=prior_set).mechanism
+    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,
+                    radius=prior_set.radius or 0.0, method="randomized response (rr_for_pml)")

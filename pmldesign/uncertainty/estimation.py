@@ -11,6 +11,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_int, as_open_probability, as_real
+from ..leakage.rounding import TWO_U, up
 
 
 def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
@@ -89,6 +90,9 @@ def l1_radius(
     alphabet is known to be unbalanced (``kappa_P < 1/2``). ``kappa = 1/2`` recovers eq. (7).
     Never plug in the kappa of the estimate itself: that is not a guarantee.
 
+    The float returned is rounded up (:func:`_outward`), so the ball around the float estimate
+    contains the exact one.
+
     Examples
     --------
     >>> round(l1_radius(10_000, 4, 1e-6), 6)
@@ -99,11 +103,18 @@ def l1_radius(
     delta = as_open_probability(delta, "delta")
     log_term = log_subset_count(size) - math.log(delta)
     if kappa is None:
-        return math.sqrt(2.0 / m * log_term)
+        return _outward(math.sqrt(2.0 / m * log_term), size)
     kap = as_real(kappa, "kappa")
     if not 0 < kap <= 0.5:
         raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
-    return 2.0 * math.sqrt(log_term / (m * _phi(kap)))
+    return _outward(2.0 * math.sqrt(log_term / (m * _phi(kap))), size)
+
+
+def _outward(radius: float, size: int) -> float:
+    """Round a float radius up: 8 ulps for its evaluation (a few roundings, log and sqrt), plus
+    the l1 distance between the exact ``counts / m`` and the float estimate read as
+    ``p / sum(p)`` (each entry within u relative, the sum within (N - 1) u: <= (N + 2) 2u)."""
+    return float(up(up(radius * (1.0 + 8 * TWO_U)) + (size + 2) * TWO_U))
 
 
 def log_subset_count(alphabet_size: int) -> float:
