@@ -62,7 +62,7 @@ def min_over_set_lp(column: np.ndarray, kind: str, data) -> float:
         b_ub = np.concatenate([[radius], center])
         a_eq = np.concatenate([np.ones(n), -np.ones(n)])[None, :]
         result = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[0.0], bounds=(0, None),
-                         method="highs")
+                         method="highs", options={"primal_feasibility_tolerance": 1e-10})
         return float(result.fun + center @ column)
     return float(result.fun)
 

@@ -45,6 +45,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import SUM_TOLERANCE, as_float_array, as_prior
+from ..leakage.measures import _leakage
 from . import sets
 
 #: Unit roundoff of float64.
@@ -316,6 +317,12 @@ class PriorSet:
             values = high - low + 4.0 * UNIT * (np.abs(high) + np.abs(low))
         # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
         values[peak == mechanism.min(axis=0)] = 0.0
+        values[peak <= 0] = np.nan
+        # never below the fixed-prior certificate (pmldesign.leakage.rounding) at any extreme
+        # point, so that certify(mechanism, Q) agrees with the set's capacity point by point
+        at_points = np.vstack([_leakage(mechanism, q)[0] for q in self.extreme_points()])
+        values = np.fmax(values, np.max(at_points, axis=0, initial=-np.inf,
+                                        where=~np.isnan(at_points)))
         values[peak <= 0] = np.nan
         return values
 
