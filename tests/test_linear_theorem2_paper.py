@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import laplace
 
-from pmldesign import UnsoundBoundWarning, linear
-from tests.linear_reference import brute_corollary1, brute_theorem2
+from pmldesign import linear
+from tests.linear_reference import brute_theorem2
 from tests.test_linear import FAMILIES
 
 pytestmark = pytest.mark.filterwarnings("ignore::pmldesign.UnsoundBoundWarning")

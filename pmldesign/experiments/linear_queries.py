@@ -17,9 +17,8 @@ import warnings
 
 import numpy as np
 
-from .._errors import UnsoundBoundWarning
-
 from .. import linear
+from .._errors import UnsoundBoundWarning
 from ._plotting import label, save
 from .registry import Figure
 
@@ -45,18 +44,19 @@ def compute_fig1(quick: bool, track) -> list[dict]:
         rows.append({
             "workload": name,
             "alpha": float(alpha),
-            "theorem2_paper": _paper(lambda: linear.theorem2_paper(w, 1.0, alpha).epsilon),
+            "theorem2_paper": _paper(linear.theorem2_paper, w, 1.0, alpha).epsilon,
             "corollary1": linear.corollary1_bound(w, 1.0, alpha),
             "dp": linear.dp_epsilon(w, 1.0),
         })
     return rows
 
 
-def _paper(compute):
-    """Theorem 2 of 000, computed knowingly: its UnsoundBoundWarning is expected here."""
+def _paper(function, *args, **kwargs):
+    """Call ``function`` knowing it may use Theorem 2 of 000: its UnsoundBoundWarning is
+    expected here."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundBoundWarning)
-        return compute()
+        return function(*args, **kwargs)
 
 
 def plot_fig1(rows: list[dict], path) -> None:
@@ -94,7 +94,7 @@ def compute_fig2(quick: bool, track) -> list[dict]:
         rows.append({
             "eps": float(eps),
             "alpha": alpha,
-            **{f"b_{bound}": _paper(lambda b=bound: linear.noise_scale(w, eps, alpha, bound=b))
+            **{f"b_{bound}": _paper(linear.noise_scale, w, eps, alpha, bound=bound)
                for bound in ("theorem2_paper", "corollary1", "dp")},
         })
     return rows
