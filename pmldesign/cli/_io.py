@@ -47,6 +47,30 @@ def parse_vector(text: str, name: str) -> np.ndarray:
         ) from None
 
 
+def prior_set(prior: str | None, radius: float | None, vertices: str | None,
+              lower: str | None):
+    """The ``--vertices FILE`` / ``--lower LIST`` options as a PriorSet (None when neither is
+    given); with ``--vertices``, ``--prior`` is the reference (default: the mean vertex)."""
+    if vertices is None and lower is None:
+        return None
+    from ..uncertainty.prior_set import PriorSet
+
+    if vertices is not None and lower is not None:
+        raise InvalidInputError("--vertices: give --vertices or --lower, not both")
+    if radius:
+        raise InvalidInputError(
+            f"--radius: a ball is --prior with --radius; it does not combine with "
+            f"{'--vertices' if vertices else '--lower'}"
+        )
+    if lower is not None:
+        if prior is not None:
+            raise InvalidInputError("--prior: not used with --lower (the box's reference is "
+                                    "lower + slack / N)")
+        return PriorSet.box(parse_vector(lower, "--lower"))
+    reference = None if prior is None else parse_vector(prior, "--prior")
+    return PriorSet.from_vertices(load_matrix(vertices, "--vertices"), reference=reference)
+
+
 def load_samples(path: str, name: str = "--samples") -> np.ndarray:
     """Integer symbols from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
     values = np.ravel(load_matrix(path, name))

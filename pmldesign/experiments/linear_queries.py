@@ -52,8 +52,8 @@ def compute_fig1(quick: bool, track) -> list[dict]:
 
 
 def _paper(function, *args, **kwargs):
-    """Call ``function`` knowing it may use Theorem 2 of 000: its UnsoundBoundWarning is
-    expected here."""
+    """``function(*args, **kwargs)`` where Theorem 2 of 000 is computed knowingly: its
+    UnsoundBoundWarning is expected here."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsoundBoundWarning)
         return function(*args, **kwargs)

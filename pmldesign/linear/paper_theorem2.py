@@ -57,6 +57,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import entr, logsumexp
 
 from .._errors import UnsoundBoundWarning
+from .._results import Result
 from .._validation import as_positive
 from .bounds import as_alpha, as_workload, corollary1_terms, l1_distances, prior_weights
 
@@ -76,8 +77,8 @@ _MAX_SEARCH = 1 << 22
 _LEAF = 1 << 10
 
 
-@dataclass(frozen=True)
-class Theorem2PaperResult:
+@dataclass(frozen=True, repr=False)
+class Theorem2PaperResult(Result):
     """The value of Theorem 2 of 000 (as published, unsound) and how it was computed.
 
     Attributes
