@@ -1,31 +1,68 @@
-# pmldesign: `make demo` and `make test` each create .venv if missing and install the package.
+# pmldesign: `make demo` and `make test` each create .venv if missing and install the package
+# with the versions pinned in constraints.txt (a set the whole suite passed with), so a new
+# release on the package registry cannot change what CI installs. PIP_CONSTRAINT also pins the
+# isolated build environment (setuptools, wheel).
+#   make test-latest    the newest versions pyproject.toml allows, in .venv-latest
+#   make constraints    test-latest, then record its versions in constraints.txt
+#   make test-minimum   the lowest versions pyproject.toml allows (constraints-minimum.txt)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+CONSTRAINTS := constraints.txt
+PIP = PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-latest test-minimum constraints docs bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+# demo: the package and its runtime dependencies only
+$(VENV)/.installed-demo: $(BIN)/python pyproject.toml $(CONSTRAINTS)
+	$(PIP) install --quiet --upgrade pip setuptools wheel
+	$(PIP) install --quiet -e .
+	touch $@
 
-demo: $(STAMP)
+# test: the package with the test tools (and the optional engines the suite exercises) and the
+# docs tools (the suite builds the docs: tests/test_docs.py)
+$(VENV)/.installed-test: $(VENV)/.installed-demo
+	$(PIP) install --quiet -e ".[dev,docs]"
+	touch $@
+
+demo: $(VENV)/.installed-demo
 	$(BIN)/pmldesign demo
 
-test: $(STAMP)
+test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench]" || echo "optional pure-ldp baseline not installed"
+# docs: the Sphinx site into build/docs/html, warnings are errors (as in tests/test_docs.py)
+docs: $(VENV)/.installed-test
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs/html
+	@echo "docs: build/docs/html/index.html"
+
+LATEST := .venv-latest
+test-latest:
+	test -x $(LATEST)/bin/python || $(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[dev,docs]"
+	$(LATEST)/bin/python -m pytest
+
+constraints: test-latest
+	{ echo "# Versions the whole suite passed with (make constraints, $$(date -u +%F))."; \
+	  $(LATEST)/bin/python -m pip freeze --all --exclude-editable | grep -v '^pmldesign'; } \
+	  > $(CONSTRAINTS)
+
+MINIMUM := .venv-minimum
+test-minimum:
+	test -x $(MINIMUM)/bin/python || $(PYTHON) -m venv $(MINIMUM)
+	$(MINIMUM)/bin/python -m pip install --quiet -c constraints-minimum.txt -e ".[dev,docs]"
+	$(MINIMUM)/bin/python -m pytest
+
+bench: $(VENV)/.installed-test
+	$(PIP) install --quiet -e ".[dev,bench]" || echo "optional pure-ldp baseline not installed"
 	$(BIN)/python -m benchmarks
 
-lint: $(STAMP)
+lint: $(VENV)/.installed-test
 	$(BIN)/ruff check pmldesign tests benchmarks examples
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LATEST) $(MINIMUM) build *.egg-info .pytest_cache

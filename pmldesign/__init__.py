@@ -2,10 +2,11 @@
 
 The public surface is this module (``import pmldesign as pml``). Layers, from math to
 interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``additive`` ->
-``cli`` / ``experiments``.
+``release`` (data in, privatised data out, shares back) -> ``cli`` / ``experiments``. The
+labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mechanism`).
 """
 
-from ._errors import InvalidInputError, PMLError, SolverError
+from ._errors import InvalidInputError, PMLError, SolverError, UnsoundBoundWarning
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
 from .design import (
@@ -35,9 +36,19 @@ from .leakage import (
     region_thresholds,
     tail_probability,
 )
+from .mechanism import Guarantee, Mechanism, load_mechanism
+from .release import (
+    FrequencyEstimate,
+    IdentifiabilityWarning,
+    SampleDesign,
+    design_from_samples,
+    estimate_frequencies,
+    privatize,
+)
 from .sampling import sample
 from .uncertainty import (
     Calibration,
+    PriorSet,
     calibrate,
     calibrate_from_samples,
     empirical_prior,
@@ -75,21 +86,30 @@ __all__ = [
     "Comparison",
     "Contender",
     "DesignResult",
+    "FrequencyEstimate",
+    "Guarantee",
+    "IdentifiabilityWarning",
     "InvalidInputError",
     "MIResult",
+    "Mechanism",
     "PMLError",
+    "PriorSet",
+    "SampleDesign",
     "SolverError",
+    "UnsoundBoundWarning",
     "binary_mechanism",
     "calibrate",
     "calibrate_from_samples",
     "certify",
     "compare",
     "design",
+    "design_from_samples",
     "design_ldp",
     "empirical_prior",
     "epsilon_after_estimation",
     "epsilon_max",
     "epsilon_min",
+    "estimate_frequencies",
     "extremal_mechanism",
     "failure_probability",
     "l1_radius",
@@ -98,12 +118,14 @@ __all__ = [
     "leakage",
     "leakage_capacity",
     "leakage_sensitivity",
+    "load_mechanism",
     "lipschitz_bound",
     "maximize_mutual_information",
     "mutual_information",
     "output_distribution",
     "pml_polytope",
     "privacy_region",
+    "privatize",
     "randomized_response",
     "region_thresholds",
     "rr_for_pml",

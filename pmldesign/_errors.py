@@ -3,7 +3,8 @@
 Every invalid argument raises :class:`InvalidInputError` (a ``ValueError``) with a one-line
 message naming the argument, the rule it breaks, the value found and, where one exists, the fix.
 A solver that fails or reports an inaccurate solution raises :class:`SolverError`; pmldesign
-never returns a result it could not certify.
+never returns a result it could not certify. A published bound that is known to under-report
+leakage, kept only to reproduce a paper, warns with :class:`UnsoundBoundWarning`.
 """
 
 from __future__ import annotations
@@ -22,3 +23,8 @@ class InvalidInputError(PMLError, ValueError):
 
 class SolverError(PMLError, RuntimeError):
     """A numerical solver failed, or returned a solution that could not be certified."""
+
+
+class UnsoundBoundWarning(UserWarning):
+    """A value from a published bound that under-reports the true leakage (kept only to
+    reproduce a paper's figures, e.g. Theorem 2 of 000: see docs/erratum-theorem2.md)."""

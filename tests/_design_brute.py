@@ -1,7 +1,7 @@
 """Independent brute-force optima for the design tests (small N only).
 
 Written from the papers' definitions, sharing no code with pmldesign.design:
-* the vertex LP of the extremal-mechanisms notes, Sec. 4, by enumerating every lift vertex;
+* the vertex LP of docs/extremal.md, Sec. 4, by enumerating every lift vertex;
 * the literal N^3 transcription of eqs. (10)-(13) of 003 and of eps-LDP, dense, scipy linprog.
 """
 
@@ -18,7 +18,8 @@ _ACCURATE = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance"
 
 
 def lift_vertices(prior, eps, tol=1e-12):
-    """All vertices of {g in [0, e^eps]^N : <prior, g> = 1} (notes Sec. 4, enumerated)."""
+    """All vertices of {g in [0, e^eps]^N : <prior, g> = 1} (docs/extremal.md Sec. 4,
+    enumerated)."""
     prior = np.asarray(prior, float)
     n, cap = len(prior), math.exp(eps)
     found = []
@@ -50,7 +51,8 @@ def mi_optimum(prior, eps):
 
 
 def linear_optimum_vertices(prior, eps, gain):
-    """Optimal expected gain over M(eps, P) via (output, lift vertex) pairs (notes Sec. 4)."""
+    """Optimal expected gain over M(eps, P) via (output, lift vertex) pairs (docs/extremal.md Sec.
+    4)."""
     prior = np.asarray(prior, float)
     lifts = lift_vertices(prior, eps)
     weights = prior[:, None] * np.asarray(gain, float)

@@ -1,4 +1,4 @@
-"""The shipped copy of UCI Adult reproduces the marginals of shared/data/adult/README.md."""
+"""The shipped copy of UCI Adult reproduces the marginals of UCI Adult's adult.data."""
 
 import numpy as np
 import pytest

@@ -3,7 +3,7 @@
 Independent references used here: a generic vertex enumeration of each lift set (every choice
 of N - 1 active inequalities, solved and filtered, written from the constraint lists alone),
 followed by one scipy LP over all vertices; the closed forms and test vectors of
-extremal-mechanisms-notes.md Sec. 3 and 6; the issue's robust example; and the leakage
+docs/extremal.md Sec. 3 and 6; the issue's robust example; and the leakage
 measures of pmldesign.leakage / pmldesign.uncertainty for feasibility.
 """
 
@@ -110,7 +110,8 @@ priors = st.integers(2, 5).flatmap(
     lambda n: st.lists(st.floats(0.05, 1.0), min_size=n, max_size=n)
 ).map(lambda w: np.asarray(w) / np.sum(w))
 
-# ---------------------------------------------------------------- notes Sec. 6 test vectors
+# ---------------------------------------------------------------- docs/extremal.md Sec. 6 test
+# vectors
 
 NOTES_VECTORS = [
     ((.4, .2, .2, .2), math.log(9 / 8), 0.0268223106),
@@ -148,7 +149,7 @@ def test_notes_optimal_values(prior, eps, expected):
 
 
 def test_rr_comparison_rows_of_notes_sec5():
-    """The 'optimum' column of the RR table in notes Sec. 5."""
+    """The 'optimum' column of the RR table in docs/extremal.md Sec. 5."""
     for prior, eps, expected in [((.4, .2, .2, .2), 0.4, 0.261261), ((.4, .2, .2, .2), 0.8,
                                  0.646324), ((.25,) * 4, 0.4, 0.302486), ((.7, .3), 0.3,
                                                                           0.074406)]:
@@ -156,7 +157,8 @@ def test_rr_comparison_rows_of_notes_sec5():
                                                                                 abs=1e-6)
 
 
-# ---------------------------------------------------------------- closed forms (notes Sec. 3)
+# ---------------------------------------------------------------- closed forms (docs/extremal.md
+# Sec. 3)
 
 
 @settings(max_examples=30, deadline=None)
@@ -199,7 +201,7 @@ def test_k_singular_eps_gives_mi_eps(n):
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0.5, 0.95), st.floats(0.0, 1.0))
 def test_binary_closed_forms(p, fraction):
-    """Region 1: the Sec. 3a formula; region 2: the Z-channel MI of notes Sec. 3b."""
+    """Region 1: the Sec. 3a formula; region 2: the Z-channel MI of docs/extremal.md Sec. 3b."""
     prior = np.array([p, 1 - p])
     eps = fraction * -math.log(1 - p)
     c = math.exp(eps)
@@ -257,7 +259,8 @@ def test_ldp_matches_vertex_enumeration(prior, eps):
 @settings(max_examples=30, deadline=None)
 @given(priors, st.floats(0.0, 1.0))
 def test_beats_randomized_response_calibrated_to_pml(prior, fraction):
-    """RR with e^delta = e^eps (1 - p_min) / (1 - e^eps p_min) is eps-PML (notes Sec. 5)."""
+    """RR with e^delta = e^eps (1 - p_min) / (1 - e^eps p_min) is eps-PML (docs/extremal.md Sec.
+    5)."""
     eps_max = -math.log(prior.min())
     eps = fraction * 0.999 * eps_max
     c = math.exp(eps)

@@ -39,7 +39,7 @@ def laplace_scale_by_root(eps, p):
     return brentq(excess, 0.05, 1e6, xtol=1e-14)
 
 
-# Full-data shares of the minority symbol (shared/data/adult/README.md).
+# Full-data shares of the minority symbol (UCI Adult, adult.data).
 P_MIN = {"income": 7_841 / 32_561, "sex": 10_771 / 32_561}
 
 

@@ -1,7 +1,7 @@
 """Theorem 4, eq. (7), eq. (8), eq. (13) and Corollary 3 of 003 against direct transcriptions.
 
 The transcriptions below are written from the paper's text (with the eq. (7) typo fixed per
-shared/papers/README.md), not from the package's code.
+docs/typos.md), not from the package's code.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ def extreme_points(prior: np.ndarray, beta: float) -> list[np.ndarray]:
 
 
 def first_region_mechanism(prior, eps: float) -> np.ndarray:
-    """(1 - e^eps) I + e^eps 1 P^T: extremal in the first region (notes Sec. 3a, Example 1)."""
+    """(1 - e^eps) I + e^eps 1 P^T: extremal in the first region (docs/extremal.md Sec. 3a, Example
+    1)."""
     n = len(prior)
     return (1 - math.exp(eps)) * np.eye(n) + math.exp(eps) * np.outer(np.ones(n), prior)

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import erfc, erfcinv
 
 from .._errors import InvalidInputError
+from .._results import Result
 from .._validation import (
     as_float_array,
     as_nonnegative,
@@ -96,8 +97,8 @@ def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
     return min(upper, 1.0)
 
 
-@dataclass(frozen=True)
-class GaussianGuarantee:
+@dataclass(frozen=True, repr=False)
+class GaussianGuarantee(Result):
     """The (eps*, delta*)-PML guarantee of 003 Sec. VI-B; unpacks as ``eps_star, delta_star``.
 
     Attributes

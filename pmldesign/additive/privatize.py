@@ -57,7 +57,7 @@ def empirical_mutual_information(x, y) -> float:
     """Empirical mutual information of two discrete sequences, in nats (003 Sec. VI-C1).
 
     ``I^(X;Y) = sum_{i,k} f(x_i, y_k)/m log( m f(x_i, y_k) / (f(x_i) f(y_k)) )`` with counts
-    ``f`` and ``m`` samples (the factor inside the log is m, see shared/papers/README.md);
+    ``f`` and ``m`` samples (the factor inside the log is m, see docs/typos.md);
     ``0 log 0 = 0``.
 
     Examples

@@ -116,6 +116,30 @@ def parse_vector(text: str, name: str) -> np.ndarray:
     return np.array(values)
 
 
+def prior_set(prior: str | None, radius: float | None, vertices: str | None,
+              lower: str | None):
+    """The ``--vertices FILE`` / ``--lower LIST`` options as a PriorSet (None when neither is
+    given); with ``--vertices``, ``--prior`` is the reference (default: the mean vertex)."""
+    if vertices is None and lower is None:
+        return None
+    from ..uncertainty.prior_set import PriorSet
+
+    if vertices is not None and lower is not None:
+        raise InvalidInputError("--vertices: give --vertices or --lower, not both")
+    if radius:
+        raise InvalidInputError(
+            f"--radius: a ball is --prior with --radius; it does not combine with "
+            f"{'--vertices' if vertices else '--lower'}"
+        )
+    if lower is not None:
+        if prior is not None:
+            raise InvalidInputError("--prior: not used with --lower (the box's reference is "
+                                    "lower + slack / N)")
+        return PriorSet.box(parse_vector(lower, "--lower"))
+    reference = None if prior is None else parse_vector(prior, "--prior")
+    return PriorSet.from_vertices(load_matrix(vertices, "--vertices"), reference=reference)
+
+
 def load_samples(path: str, name: str = "--samples") -> np.ndarray:
     """Integer symbols 0..N-1 from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
     values = np.ravel(load_matrix(path, name))
@@ -149,7 +173,7 @@ def structural_zeros(mechanism: np.ndarray) -> bool:
     Such entries are solver residues of zeros: the mechanism's local-DP epsilon is then finite
     on the floats but astronomically large, and infinite for the structure it approximates.
     """
-    matrix = np.asarray(mechanism, dtype=np.float64)
+    matrix = np.asarray(getattr(mechanism, "matrix", mechanism), dtype=np.float64)
     top = matrix.max(axis=0, keepdims=True)
     return bool(((matrix > 0) & (matrix < STRUCTURAL_ZERO * top)).any())
 

@@ -44,8 +44,18 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=float,
               help="l1 radius beta: eps-PML for every prior within beta of --prior.")
+@click.option("--vertices", default=None, type=click.Path(dir_okay=False),
+              help="k x N file of priors: eps-PML for every prior of their convex hull "
+                   "(--prior, optional, is the reference; needs --gain).")
+@click.option("--lower", default=None,
+              help="Per-symbol lower bounds (comma-separated or a file): eps-PML for every "
+                   "prior above them (needs --gain).")
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
-              help="File of integer symbols 0..N-1: estimate the prior (instead of --prior).")
+              help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
+                   "(strings, categories): estimate the prior (instead of --prior).")
+@click.option("--column", default=None, help="With --samples: the column of the table.")
+@click.option("--categories", default=None,
+              help="With --samples: the categories and their order, e.g. a,b,c.")
 @click.option("--target-eps", default=None, type=float,
               help="With --samples: the eps of the (eps, delta)-PML target.")
 @click.option("--delta", default=None, type=float,
@@ -57,13 +67,17 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--utility", default=None, type=_UTILITY,
               help="Default: linear with --gain, else mutual_information.")
 @_options.time_limit_option(None, _TIME_LIMIT)
-@_options.output_option("Write the mechanism as CSV (rows = inputs).")
+@_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def design_command(prior, eps, radius, samples, target_eps, delta, alphabet, gain, utility,
-                   time_limit, output, as_json) -> None:
+def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
+                   target_eps, delta, alphabet,
+                   gain, utility, time_limit, output, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
+
+    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 --gain G.csv, or
+    --lower 0.3,0.1,0.1,0.1 (every prior above the bounds) instead of --vertices.
 
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
     prior (eq. (3) of 003), takes the l1 radius beta*(delta) of eq. (7), designs the optimal
@@ -71,28 +85,37 @@ def design_command(prior, eps, radius, samples, target_eps, delta, alphabet, gai
     and compares it with randomized response and optimal LDP at the same guarantee.
     """
     if samples is not None:
-        if prior is not None or eps is not None or radius:
-            raise click.UsageError("--samples replaces --prior, --eps and --radius")
+        if prior is not None or eps is not None or radius or vertices or lower:
+            raise click.UsageError("--samples replaces --prior, --eps, --radius, --vertices "
+                                   "and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
-        _design_from_samples(samples, target_eps, delta, alphabet, gain, utility, time_limit,
-                             output, as_json)
+        _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+                             utility, time_limit, output, as_json)
         return
-    if prior is None or eps is None:
-        raise click.UsageError("give --prior and --eps, or --samples with --target-eps and --delta")
+    if column is not None or categories is not None:
+        raise click.UsageError("--column and --categories go with --samples")
+    prior_set = _io.prior_set(prior, radius, vertices, lower)
+    if (prior is None and prior_set is None) or eps is None:
+        raise click.UsageError("give --prior (or --vertices or --lower) and --eps, or --samples "
+                               "with --target-eps and --delta")
     from ..design import design
 
-    vector, matrix = _inputs(prior, gain)
-    result = design(vector, eps, radius=radius, utility=utility, gain=matrix,
+    matrix = _io.load_matrix(gain, "--gain") if gain else None
+    target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
+    result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
     _save(result.mechanism, output)
     summary = _summary(result, _utility_name(utility, matrix))
     if as_json:
-        _io.print_json({"eps": eps, "radius": radius, "mechanism": result.mechanism, **summary},
+        where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
+        _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
                        "design")
         return
-    _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, l1 radius of the "
-                  f"prior set = {radius:g}", output, utility_words(summary["utility"], matrix))
+    where = (f"l1 radius of the prior set = {radius:g}" if prior_set is None
+             else f"{prior_set.kind} set of priors")
+    _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, {where}", output,
+                  utility_words(summary["utility"], matrix))
 
 
 def _summary(result, utility: str) -> dict:
@@ -104,6 +127,7 @@ def _summary(result, utility: str) -> dict:
         "exact": result.exact,
         "certified_leakage": result.leakage,
         "method": result.method,
+        "status": result.status,
         "solve_time": result.solve_time,
         "repair_mixing": result.repair,
     }
@@ -123,7 +147,9 @@ _LABELS = {
 
 def _save(mechanism, output: str | None) -> None:
     if output:
-        np.savetxt(output, mechanism, delimiter=",", fmt="%.17g")
+        from ..mechanism import Mechanism
+
+        (mechanism if isinstance(mechanism, Mechanism) else Mechanism(mechanism)).save(output)
 
 
 def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
@@ -138,46 +164,47 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
         out.print(f"mechanism written to {output}")
 
 
-def _design_from_samples(samples, target_eps, delta, alphabet, gain, utility, time_limit,
-                         output, as_json) -> None:
+def _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+                         utility, time_limit, output, as_json) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
-    from ..certification import certify
-    from ..design import compare
-    from ..uncertainty import calibrate_from_samples
+    from ..release import design_from_samples
+    from . import _table
 
-    data = _io.load_samples(samples)
-    size = alphabet if alphabet is not None else int(data.max()) + 1
-    cal = calibrate_from_samples(data, target_eps, delta, size)
-    if cal.radius >= 2 * cal.prior_estimate.min():
-        raise click.ClickException(cal.explanation)
+    data, labels = _table.read_samples(samples, column, categories, alphabet)
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
-        result = compare(cal.prior_estimate, target_eps, radius=cal.radius, utility=utility,
-                         gain=matrix, time_limit=time_limit)
-    mechanism = result.optimal_pml.mechanism
-    cert = certify(mechanism, samples=data, delta=delta)
+        found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
+                                    categories=labels, baselines=True, time_limit=time_limit)
+    cal, result, mechanism = found.calibration, found.comparison, found.mechanism
     _save(mechanism, output)
-    guarantee = {"eps": cert.guarantee[0], "delta": cert.guarantee[1]}
+    guarantee = {"eps": found.certificate.guarantee[0], "delta": delta}
     if as_json:
         _io.print_json({
             "target_eps": target_eps, "delta": delta, "n_samples": cal.n_samples,
-            "alphabet_size": size, "prior_estimate": cal.prior_estimate, "radius": cal.radius,
+            "alphabet_size": cal.alphabet_size, "categories": list(mechanism.inputs),
+            "prior_estimate": cal.prior_estimate, "radius": cal.radius,
             "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
-            "mechanism": mechanism, "guarantee": guarantee, "utility": result.utility,
+            "mechanism": mechanism.to_dict(), "guarantee": guarantee, "utility": result.utility,
+            "non_identifiable": list(found.non_identifiable),
             "comparison": {c.name: {"utility_value": c.utility, "pml_epsilon": c.pml_epsilon,
                                     "ldp_epsilon": c.ldp_epsilon} for c in result.contenders},
         }, "design")
         return
     out = _io.console()
-    estimate = ", ".join(f"{p:.4f}" for p in cal.prior_estimate)
+    estimate = ", ".join(f"{x}: {p:.4f}" for x, p in zip(mechanism.inputs, cal.prior_estimate,
+                                                         strict=True))
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
               f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(mechanism)]
-    columns = ["", *[f"y{j}" for j in range(mechanism.shape[1])]]
+    rows = [[str(x), *(_io.fmt(v, 4) for v in row)]
+            for x, row in zip(mechanism.inputs, mechanism.matrix, strict=True)]
+    columns = ["", *[str(y) for y in mechanism.outputs]]
     out.print(_io.table("Optimal mechanism for every prior within that distance", columns, rows))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")
+    if found.non_identifiable:
+        out.print(f"Merged categories: the shares of {', '.join(map(str, found.non_identifiable))}"
+                  " cannot be estimated from the outputs (see docs/choosing-a-utility.md).")
     _print_contenders(result, matrix, "Same guarantee", "PML eps for the worst prior")
     if output:
         out.print(f"mechanism written to {output}")

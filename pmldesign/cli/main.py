@@ -27,6 +27,8 @@ _COMMANDS = [
     ("demo", "demo_command"),
     ("calibrate", "calibrate_command"),
     ("laplace", "laplace_command"),
+    ("privatize", "privatize_command"),
+    ("estimate", "estimate_command"),
 ]
 
 

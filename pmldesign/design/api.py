@@ -2,32 +2,44 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidInputError
+from .._errors import InvalidInputError, SolverError
+from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..leakage.measures import _mutual_information
-from ..uncertainty.sets import as_radius
+from ..mechanism import labelled
+from ..uncertainty.prior_set import PriorSet, as_prior_set
+from .feasible import FeasibleSet
 from .linear_gain import solve_linear_gain
-from .repair import finalize
+from .repair import Finalized, finalize, guarantee
+from .set_lp import solve_set_lp
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
 EXACT_GAP = 1e-9
+#: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
+SOLVER_SHARE = 0.8
+#: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
+#: the LP ill-scaled well before); such budgets are handled by :func:`_large_eps`.
+LP_EPS_MAX = 40.0
 
 
-@dataclass(frozen=True)
-class DesignResult:
+@dataclass(frozen=True, repr=False)
+class DesignResult(Result):
     """An optimal (or best found) mechanism and what is certified about it.
 
     Attributes
     ----------
-    mechanism : numpy.ndarray
-        N x M row-stochastic matrix, certified at the requested eps with no slack.
+    mechanism : numpy.ndarray or Mechanism
+        N x M row-stochastic matrix, certified at the requested eps with no slack; a
+        :class:`~pmldesign.Mechanism` labelled by the index when the prior is a pandas Series.
     utility : float
         Its utility: mutual information in nats, or the expected gain
         ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
@@ -35,17 +47,24 @@ class DesignResult:
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        How it was solved.
+        What ran: the engine and the solver (e.g. "output generation, compact LP over 8 of 100
+        outputs (HiGHS simplex, 1 round)").
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
         Whether the solver proved optimality (zero gap).
     leakage : float
         The certified guarantee: PML for the prior, its supremum over the ball (radius > 0) or
-        the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
+        the prior set, or the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+    status : str
+        How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
+        (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
+        the gap further; ``exact=False``).
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -55,6 +74,7 @@ class DesignResult:
     exact: bool
     leakage: float
     repair: float
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -94,29 +114,35 @@ def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | N
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
            gain: Any = None, time_limit: float | None = None) -> DesignResult:
-    """Optimal eps-PML mechanism for a prior, or for every prior within l1 distance ``radius``.
+    """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
+    for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
 
-    Solves ``max U`` over M(eps, P) (Lemma 1 of [15]) or M(eps, B_radius(P)) (Prop. 2 of 003,
-    eqs. (10)-(13)), see :mod:`.polytope`. A linear gain is one sparse LP (HiGHS); mutual
-    information uses the column-generation engine :mod:`.mutual_information` (notes Sec. 4).
-    The solver output is cleaned, repaired and re-certified (:mod:`.repair`).
+    Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
+    eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
+    prior or a ball is one sparse LP or column generation (:mod:`.linear_gain`), on a vertex or
+    box set the compact LP of :mod:`.set_lp`; mutual information uses the column-generation
+    engine :mod:`.mutual_information` (docs/extremal.md
+    Sec. 4). The solver output is cleaned, repaired
+    and re-certified over the whole set (:mod:`.repair`).
 
     Parameters
     ----------
-    prior : (N,) array_like
-        Full-support prior (the estimate P^ when ``radius > 0``).
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the estimate P^ when ``radius > 0``), or a set of priors; utility
+        is measured under the prior, the ball's center or the set's ``reference``.
     eps : float
         PML budget, ``>= 0``.
     radius : float
-        l1 radius beta, ``0 <= beta < 2 min prior``.
+        l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
-        ``None``: "linear" if ``gain`` is given, else "mutual_information".
+        ``None``: "linear" if ``gain`` is given, else "mutual_information". A vertex or box
+        set (not a single prior) needs a linear gain.
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
-        Seconds for the solver (``inf``: no limit; ``None``: the engine's default). Mutual
-        information returns the best mechanism found by then with a certified upper bound
-        (``exact=False``); the linear-gain LP raises :class:`~pmldesign.SolverError`.
+        Seconds for the solver (``inf``: no limit; ``None``: the engine's default, 30 s for
+        mutual information and none for a linear gain). Both return the best mechanism found by
+        then with a certified upper bound (``exact=False``, ``status="time limit"``).
 
     Returns
     -------
@@ -128,20 +154,67 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     >>> np.round(r.mechanism, 6), round(r.utility, 6)  # e^eps P_Y = 3/4 caps the diagonal
     (array([[0.75, 0.25],
            [0.25, 0.75]]), 0.75)
+
+    Over two priors, utility under their mean (0.45, 0.55): P(y0|x0) = 18/23 is capped by the
+    vertex (0.4, 0.6), P(y1|x1) = 15/23 by (0.5, 0.5); utility 16.35/23:
+
+    >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.4, 0.6]])
+    >>> r = design(S, np.log(1.5), gain=np.eye(2))
+    >>> round(r.utility, 6), bool(r.leakage <= np.log(1.5))
+    (0.71087, True)
     """
-    vector = as_prior(prior)
+    prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
-    kind, matrix = objective(utility, gain, vector.shape[0])
-    return _solve(vector, eps, beta, False, matrix, as_time_limit(time_limit))
+    kind, matrix = objective(utility, gain, prior_set.size)
+    result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
+
+
+def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
+               time_limit: float | None) -> DesignResult:
+    """Design over a validated prior set: the ball and single priors by :func:`_solve`, vertex
+    and box sets by the compact LP of :mod:`.set_lp`."""
+    if prior_set.kind == "ball":
+        return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
+    if prior_set.is_point:
+        point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
+        return _solve(point, eps, 0.0, False, gain, time_limit)
+    if gain is None:
+        raise InvalidInputError(
+            f"utility: mutual information over a {prior_set.kind} set of priors is not "
+            "supported; pass gain=G for a linear gain, or use a prior or PriorSet.ball"
+        )
+    start = time.perf_counter()
+    reference = prior_set.reference
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
+    final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set)
+    utility = utility_value(final.mechanism, reference, gain)
+    # judged on the mechanism returned: the repair may cost utility
+    exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
+    return DesignResult(
+        mechanism=final.mechanism,
+        utility=utility,
+        upper_bound=max(bound, utility),
+        method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
+        solve_time=time.perf_counter() - start,
+        exact=exact,
+        leakage=final.leakage,
+        repair=final.mixing,
+        status="optimal" if exact else "stalled",
+    )
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
                time_limit: float | None = None) -> DesignResult:
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
-    The same engines as :func:`design` on the LDP cone (extremal mechanisms of Kairouz et al.,
-    notes [S5]); ``leakage`` is the certified LDP epsilon.
+    ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,
+    so only its ``reference`` (the utility's prior) matters. The same engines as :func:`design`
+    on the LDP cone (extremal mechanisms of
+    Kairouz et al., see docs/references.md); ``leakage`` is the
+    certified LDP epsilon.
 
     Examples
     --------
@@ -149,22 +222,44 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     >>> round(r.utility, 6), round(r.leakage, 6)  # randomized response, LDP eps log 3
     (0.75, 1.098612)
     """
-    vector = as_prior(prior)
+    vector = prior.reference if isinstance(prior, PriorSet) else as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    return _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    return _labelled(result, prior, kind, eps, 0.0)
+
+
+def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
+              radius: float) -> DesignResult:
+    """A pandas Series prior labels the mechanism (outputs too under a gain matrix)."""
+    mechanism = labelled(result.mechanism, prior, same_outputs=kind == "linear", eps=eps,
+                         delta=0.0, radius=radius, utility=kind, method=result.method)
+    return dataclasses.replace(result, mechanism=mechanism)
+
+
+def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
+                       ldp: bool):
+    """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
+    (a few of N at large N) and the embedded N x N result certified once more; when that
+    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
+    used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
+    if len(used) == raw.shape[1]:
+        return finalize(raw, prior, eps, radius, ldp, labelled=True)
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True)
+    mechanism = np.zeros(raw.shape)
+    mechanism[:, used] = small.mechanism
+    leak = guarantee(prior, radius, ldp)(mechanism)
+    if leak <= eps:
+        return Finalized(mechanism, leak, small.mixing)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True)
 
 
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
            time_limit: float | None) -> DesignResult:
     start = time.perf_counter()
     if gain is not None:
-        weights = prior[:, None] * gain
-        solution = solve_linear_gain(weights, None if ldp else prior, eps, radius, time_limit)
-        raw, bound = solution.mechanism, solution.upper_bound
-        # exact when the certified dual bound meets the LP value (relative gap <= 1e-9)
-        exact = bound - solution.value <= EXACT_GAP * max(1.0, abs(solution.value))
-        method = "linear program (HiGHS)"
+        share = None if time_limit is None else SOLVER_SHARE * time_limit
+        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
     else:
         from .mutual_information import maximize_mutual_information
 
@@ -172,10 +267,14 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+        status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = finalize(raw, prior, eps, radius, ldp, labelled=gain is not None)
+    final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
+        finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
+    if gain is not None:  # proved optimal: the certified bound meets the value (relative 1e-9)
+        exact = bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=mechanism,
         utility=value,
@@ -185,4 +284,63 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         exact=bool(exact),
         leakage=final.leakage,
         repair=final.mixing,
+        # exact decides: a proved optimum is "optimal" however the search stopped
+        status="optimal" if exact else ("stalled" if status == "optimal" else status),
     )
+
+
+def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray,
+            time_limit: float | None) -> tuple[np.ndarray, float, str, str]:
+    """Raw linear-gain optimum ``(mechanism, certified upper bound, method, status)``.
+
+    The unconstrained optimum (every input to an output of largest gain) bounds every design.
+    When its certified leakage is within eps (always from the set's eps_max on) the PML
+    constraint is inactive and it is the answer. Otherwise the LP (:mod:`.linear_gain`); for
+    eps beyond :data:`LP_EPS_MAX`, or when HiGHS fails (e.g. priors with 1e-12 entries), the
+    unconstrained optimum made feasible (:func:`_large_eps` under LDP, else the repair of
+    :func:`.repair.finalize`), with the unconstrained value as upper bound. A time limit that
+    runs out returns the best mechanism found with status ``"time limit"``.
+    """
+    free = np.zeros_like(gain)
+    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
+    free_value = utility_value(free, prior, gain)
+    if guarantee(prior, radius, ldp)(free) <= eps:
+        return free, free_value, (
+            "unconstrained optimum (eps is at least its certified leakage, e.g. eps >= "
+            "epsilon_max: the PML constraint is inactive)"
+        ), "optimal"
+    if eps <= LP_EPS_MAX:
+        try:
+            solution = solve_linear_gain(
+                prior[:, None] * gain, None if ldp else prior, eps, radius, time_limit
+            )
+            method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+                      f"outputs (HiGHS simplex, {solution.rounds} "
+                      f"round{'s' if solution.rounds != 1 else ''})")
+            return solution.mechanism, solution.upper_bound, method, solution.status
+        except SolverError as error:
+            if "time limit" in str(error).lower():
+                raise
+            reason = f"HiGHS failed ({str(error).split(':')[0]})"
+    else:
+        reason = f"eps > {LP_EPS_MAX:g}"
+    raw = _large_eps(free, eps) if ldp else free
+    return raw, free_value, (
+        f"{reason}: the unconstrained optimum made feasible "
+        f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
+        "bounded by the unconstrained value"
+    ), "stalled"
+
+
+def _large_eps(free: np.ndarray, eps: float) -> np.ndarray:
+    """eps-LDP version of a deterministic mechanism: randomized response over its K used
+    outputs, ``P(y*(x) | x) = e^eps / (e^eps + K - 1)``, computed without overflow (a loss of at
+    most ``(K - 1) e^-eps`` times the gain range). Below ``e^-eps = 1e-300`` the entry 1e-300
+    stands for it: its ratio e^690.8 stays below e^eps and representable."""
+    used = free.max(axis=0) > 0
+    k = int(used.sum())
+    small = math.exp(-eps) if eps < 745 else 0.0
+    off = max(small / (1.0 + (k - 1) * small), 1e-300)
+    raw = np.where(used[None, :] & (free >= 0), off, 0.0)
+    raw[free > 0] = 1.0 - (k - 1) * off
+    return raw

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from .._errors import SolverError
 from .._memory import require_memory
-from .._validation import as_int, as_nonnegative, as_prior
-from ..uncertainty.sets import _capacity, as_radius
+from .._validation import as_int, as_nonnegative
+from ..mechanism import labelled
+from ..uncertainty.prior_set import as_prior_set
+from .repair import finalize
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
-    its LDP epsilon is exactly ``eps`` (extremal-mechanisms notes, Sec. 5).
+    its LDP epsilon is exactly ``eps`` (docs/extremal.md, Sec. 5).
 
     Examples
     --------
@@ -36,40 +38,46 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     return matrix
 
 
-def rr_ldp_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> float:
-    """LDP parameter delta of the randomized response that is exactly eps-PML for ``prior``.
+def rr_ldp_for_pml(p: float, eps: float) -> float:
+    """LDP parameter delta of the randomized response that is exactly eps-PML for every prior
+    of a set whose smallest probability ``min_Q min_x Q(x)`` is ``p``.
 
-    ``e^delta = e^eps (1 - p) / (1 - e^eps p)`` with ``p = p_min`` for ``eps < -log p``, else
-    ``inf`` (extremal-mechanisms notes, Sec. 5, inverting ``eps_min(RR_delta) =
-    log(e^delta / (1 + p_min (e^delta - 1)))``). Over the l1 ball of ``radius`` beta, the worst
-    prior lowers ``P_Y(y)`` by ``(beta/2)(max col - min col)`` (Corollary 1 of 003, see
-    :mod:`pmldesign.uncertainty.sets`), which for RR's column y gives
-    ``log(e^delta / (1 + (p_y - beta/2)(e^delta - 1)))``: the same formula with
-    ``p = p_min - beta/2``. ``prior`` and ``radius`` must be validated.
+    ``e^delta = e^eps (1 - p) / (1 - e^eps p)`` for ``eps < -log p``, else ``inf``
+    (docs/extremal.md, Sec. 5, inverting ``eps_min(RR_delta) =
+    log(e^delta / (1 + p_min (e^delta - 1)))``). RR's column y is ``(1 + (e^delta - 1) e_y)``
+    up to a factor, so ``Q_Y(y)`` is smallest where ``Q(y)`` is: over a set (Corollary 1 of
+    003) the same formula holds with ``p = min_Q min_x Q(x)``, e.g. ``p_min - beta/2`` for the
+    l1 ball of radius beta (:attr:`~pmldesign.uncertainty.PriorSet.smallest_probability`).
     """
-    p = float(prior.min()) - 0.5 * radius
     if eps >= -math.log(p):
         return math.inf
     return eps + math.log1p(-p) - math.log1p(-math.exp(eps) * p)
 
 
-def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray:
-    """Randomized response calibrated to eps-PML for ``prior``, or for its whole l1 ball.
+def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
+    """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
 
     The k-ary randomized response whose largest per-output leakage, attained at the least
-    likely symbol, equals ``eps`` (notes Sec. 5); with ``radius`` beta, the largest whose
-    leakage capacity over ``B_beta(prior)`` (Definition 5 of 003) is ``eps``. The identity once
-    ``eps >= -log(p_min - beta/2)``. The result is re-certified with no slack: if rounding
-    puts the leakage above eps, the LDP parameter is lowered by a relative 1e-15, 2e-15, ...
+    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
+    :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
+    (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
+    (``-log(p_min - beta/2)`` for the ball). The result goes through :func:`.repair.finalize`:
+    if rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
+    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
 
     Parameters
     ----------
-    prior : (N,) array_like
-        Full-support prior (the center of the ball).
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the center of the ball), or a set of priors.
     eps : float
         PML budget, ``>= 0``.
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior``.
+
+    Returns
+    -------
+    numpy.ndarray or Mechanism
+        Labelled by the index when ``prior`` is a pandas Series.
 
     Examples
     --------
@@ -82,17 +90,11 @@ def rr_for_pml(prior: np.ndarray, eps: float, radius: float = 0.0) -> np.ndarray
     >>> round(leakage_capacity(m, [0.4, 0.2, 0.2, 0.2], 0.1), 9)
     0.4
     """
-    vector = as_prior(prior)
+    prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
-    ldp = rr_ldp_for_pml(vector, eps, beta)
-    mechanism = randomized_response(vector.shape[0], ldp)
-    exact = ldp
-    for step in range(48):
-        # ldp == 0 is the output-independent mechanism: its leakage is 0 up to the prior's
-        # rounding, and there is nothing more private to move to.
-        if math.isinf(ldp) or ldp == 0 or _capacity(mechanism, vector, beta) <= eps:
-            return mechanism
-        ldp = exact * (1.0 - 1e-15 * 2.0**step)  # geometric steps toward more privacy
-        mechanism = randomized_response(vector.shape[0], ldp)
-    raise SolverError(f"rr_for_pml: could not certify randomized response at eps = {eps!r}")
+    ldp = rr_ldp_for_pml(prior_set.smallest_probability, eps)
+    mechanism = randomized_response(prior_set.size, ldp)
+    final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
+                     prior_set=prior_set).mechanism
+    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,
+                    radius=prior_set.radius or 0.0, method="randomized response (rr_for_pml)")

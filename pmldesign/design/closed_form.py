@@ -1,7 +1,9 @@
-"""Closed-form optimal mechanisms (Theorem 5 of 003 and the extremal-mechanisms notes, Sec. 3).
+"""Closed-form optimal mechanisms (Theorem 5 of 003 and docs/extremal.md, Sec. 3).
 
 Each function checks the conditions under which its formula is optimal and raises
 :class:`~pmldesign.InvalidInputError` outside them; :func:`pmldesign.design` covers every case.
+The formulas are evaluated without cancellation (``1 - e^eps x`` as ``-expm1(eps + log x)``)
+and the result goes through :func:`.repair.finalize`, so it meets eps in exact arithmetic.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._validation import as_nonnegative, as_open_probability, as_prior
 from ..leakage.regions import _region_thresholds
+from .repair import finalize
 
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12
@@ -54,17 +57,25 @@ def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
     half = beta / 2
     matrix = np.array(
         [
-            [lift * (1 - p1 + half), 1 - lift * (1 - p1 - half)],
-            [1 - lift * (p1 - half), lift * (p1 + half)],
+            [lift * (1 - p1 + half), _one_minus_lift(eps, 1 - p1 - half)],
+            [_one_minus_lift(eps, p1 - half), lift * (p1 + half)],
         ]
     )
-    return matrix / (1 + beta * lift)
+    prior = np.array([p1, 1.0 - p1])
+    raw = np.maximum(matrix, 0.0) / (1 + beta * lift)
+    return finalize(raw, prior, eps, 0.0 if remark_3 else beta, ldp=remark_3, labelled=True,
+                    residue=0.0).mechanism
+
+
+def _one_minus_lift(eps: float, x: float) -> float:
+    """``1 - e^eps x`` for ``x >= 0`` without cancellation near ``e^eps x = 1``."""
+    return 1.0 if x <= 0 else -math.expm1(eps + math.log(x))
 
 
 def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     """Closed-form optimal eps-PML mechanism, optimal for every sub-convex utility.
 
-    Cases (extremal-mechanisms notes, Sec. 3):
+    Cases (docs/extremal.md, Sec. 3):
 
     * ``eps <= eps_1 = -log(1 - min P)`` (first privacy region, Sec. 3a):
       ``P* = (1 - e^eps) I + e^eps 1 P^T``, the unique optimum;
@@ -91,17 +102,23 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     thresholds = _region_thresholds(vector)
     lift = math.exp(eps)
     if vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
-        return _circulant(n, lift)
-    if eps <= thresholds[1]:
-        matrix = lift * np.outer(np.ones(n), vector)
-        # 1 - e^eps (1 - P(x)) >= 0 in region 1; at eps = eps_1 rounding can leave -1e-17
-        np.fill_diagonal(matrix, np.maximum(1.0 - lift * (1.0 - vector), 0.0))
-        return matrix
-    if eps >= -math.log(float(vector.min())):
-        return np.eye(n)
-    if n == 2:
-        return _z_channel(vector, eps)
-    raise InvalidInputError(
+        raw = _circulant(n, lift)
+    elif eps <= thresholds[1]:
+        raw = lift * np.outer(np.ones(n), vector)
+        # 1 - e^eps (1 - P(x)) = P(x) - (e^eps - 1)(1 - P(x)) >= 0 in region 1 (no cancellation
+        # of 1 - e^eps (1 - P) when P is tiny); at eps = eps_1 rounding can leave -1e-17
+        np.fill_diagonal(raw, np.maximum(vector - math.expm1(eps) * (1.0 - vector), 0.0))
+    elif eps >= -math.log(float(vector.min())):
+        raw = np.eye(n)
+    elif n == 2:
+        raw = _z_channel(vector, eps)
+    else:
+        raise _no_closed_form(n, eps, thresholds)
+    return finalize(raw, vector, eps, labelled=True, residue=0.0).mechanism
+
+
+def _no_closed_form(n: int, eps: float, thresholds: np.ndarray) -> InvalidInputError:
+    return InvalidInputError(
         f"eps: no closed form for a non-uniform prior with N = {n} > 2 in privacy region "
         f"{int(np.searchsorted(thresholds, eps, side='right'))} (eps = {eps:.6g} > eps_1 = "
         f"{thresholds[1]:.6g}); use pmldesign.design"
@@ -109,7 +126,8 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
 
 
 def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
-    """Binary second region (notes Sec. 3b): x_k -> y_k w.p. (1 - e^-eps)/P(x_k), k likelier."""
+    """Binary second region (docs/extremal.md Sec. 3b): x_k -> y_k w.p. (1 - e^-eps)/P(x_k), k
+    likelier."""
     k = int(np.argmax(vector))
     reveal = -math.expm1(-eps) / float(vector[k])
     matrix = np.zeros((2, 2))
@@ -120,7 +138,8 @@ def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
 
 
 def _circulant(n: int, lift: float) -> np.ndarray:
-    """Uniform prior (notes Sec. 3c): circulant of the top lift vertex v; k-singular if N/c = k.
+    """Uniform prior (docs/extremal.md Sec. 3c): circulant of the top lift vertex v; k-singular if
+    N/c = k.
 
     ``c >= N`` (eps >= epsilon_max) gives v = (N, 0, ..., 0), the identity.
     """

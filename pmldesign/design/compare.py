@@ -1,7 +1,8 @@
 """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at one budget eps.
 
 All three mechanisms are eps-PML for the prior (with ``radius`` > 0: for every prior of the l1
-ball around it): the first by design, the second by calibration (notes Sec. 5; over the ball
+ball around it): the first by design, the second by calibration (docs/extremal.md Sec. 5; over the
+ball
 see :func:`rr_for_pml`) and the third because eps-LDP implies eps-PML for every prior
 (003 Sec. I), so the optimal PML utility is at least the other two.
 """
@@ -13,16 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_nonnegative, as_prior, as_time_limit
+from .._results import Result
+from .._validation import as_nonnegative, as_time_limit
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
-from ..uncertainty.sets import as_radius
-from .api import _solve, objective, utility_value
+from ..uncertainty.prior_set import PriorSet, as_prior_set
+from .api import _solve, _solve_set, objective, utility_value
 from .baselines import rr_for_pml
 
 
-@dataclass(frozen=True)
-class Contender:
+@dataclass(frozen=True, repr=False)
+class Contender(Result):
     """One mechanism of a comparison with its utility and guarantees."""
 
     name: str
@@ -32,8 +34,8 @@ class Contender:
     ldp_epsilon: float
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
     """:func:`compare` result: ``optimal_pml``, ``randomized_response``, ``optimal_ldp``."""
 
     eps: float
@@ -42,21 +44,22 @@ class Comparison:
     randomized_response: Contender
     optimal_ldp: Contender
     radius: float = 0.0
+    prior_set: PriorSet | None = None
 
     @property
     def contenders(self) -> tuple[Contender, Contender, Contender]:
         return (self.optimal_pml, self.randomized_response, self.optimal_ldp)
 
 
-def _contender(name: str, mechanism: np.ndarray, prior: np.ndarray, gain,
-               radius: float) -> Contender:
-    """Utility under ``prior``; PML epsilon for ``prior`` or, with a radius, over its ball."""
-    pml = certify(mechanism, prior, radius or None)
+def _contender(name: str, mechanism: np.ndarray, prior_set: PriorSet, gain) -> Contender:
+    """Utility under the set's reference; PML epsilon for it, or the worst case over the set."""
+    point = prior_set.kind == "ball" and prior_set.radius == 0
+    pml = certify(mechanism, prior_set.center if point else prior_set)
     return Contender(
         name=name,
         mechanism=mechanism,
-        utility=utility_value(mechanism, prior, gain),
-        pml_epsilon=pml.worst_case_epsilon if radius else pml.epsilon,
+        utility=utility_value(mechanism, prior_set.reference, gain),
+        pml_epsilon=pml.epsilon if point else pml.worst_case_epsilon,
         ldp_epsilon=ldp_epsilon(mechanism),
     )
 
@@ -67,7 +70,9 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
 
     With ``radius`` beta > 0 the PML mechanisms are eps-PML for every prior within l1 distance
     beta of ``prior`` (Proposition 2 of 003) and ``pml_epsilon`` is the worst case over that
-    ball (Definition 5 of 003); utilities are measured under ``prior``.
+    ball (Definition 5 of 003); utilities are measured under ``prior``. ``prior`` may be a
+    :class:`~pmldesign.uncertainty.PriorSet` (utilities under its ``reference``, the optimal
+    PML mechanism needs a linear gain unless it is a ball).
 
     Examples
     --------
@@ -75,19 +80,19 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
     >>> [round(x.utility, 4) for x in c.contenders]
     [0.5935, 0.5331, 0.4519]
     """
-    vector = as_prior(prior)
+    prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
-    kind, matrix = objective(utility, gain, vector.shape[0])
+    kind, matrix = objective(utility, gain, prior_set.size)
     limit = as_time_limit(time_limit)
-    pml = _solve(vector, eps, beta, False, matrix, limit)
-    ldp = _solve(vector, eps, 0.0, True, matrix, limit)
-    rr = rr_for_pml(vector, eps, radius=beta)
+    pml = _solve_set(prior_set, eps, matrix, limit)
+    ldp = _solve(prior_set.reference, eps, 0.0, True, matrix, limit)
+    rr = rr_for_pml(prior_set, eps)
     return Comparison(
         eps=eps,
         utility=kind,
-        optimal_pml=_contender("optimal PML", pml.mechanism, vector, matrix, beta),
-        randomized_response=_contender("randomized response", rr, vector, matrix, beta),
-        optimal_ldp=_contender("optimal LDP", ldp.mechanism, vector, matrix, beta),
-        radius=beta,
+        optimal_pml=_contender("optimal PML", pml.mechanism, prior_set, matrix),
+        randomized_response=_contender("randomized response", rr, prior_set, matrix),
+        optimal_ldp=_contender("optimal LDP", ldp.mechanism, prior_set, matrix),
+        radius=prior_set.radius or 0.0,
+        prior_set=None if prior_set.kind == "ball" else prior_set,
     )

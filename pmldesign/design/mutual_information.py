@@ -1,7 +1,7 @@
 """Mutual-information-optimal PML mechanisms by column generation over lift vectors.
 
 The optimal mechanism for a sub-convex utility such as mutual information is a linear program
-over lift vectors ``g`` (extremal-mechanisms notes Sec. 4, "Theorem 6" of the extremal paper):
+over lift vectors ``g`` (docs/extremal.md Sec. 4, "Theorem 6" of the extremal paper):
 
     maximise  sum_g theta_g mu(g)   subject to   sum_g theta_g g = 1,  theta >= 0,
 
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidInputError, SolverError
+from .._results import Result
 from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ..leakage import mutual_information
 from ..uncertainty.sets import as_radius
@@ -45,11 +46,12 @@ _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
 _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {})
+_MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
 
-@dataclass(frozen=True)
-class MIResult:
+@dataclass(frozen=True, repr=False)
+class MIResult(Result):
     """A mutual-information-optimal mechanism and its certificate of (near-)optimality.
 
     Attributes
@@ -69,7 +71,12 @@ class MIResult:
         Master LP solves.
     columns : int
         Lift vectors generated.
+    status : str
+        "optimal" (``exact``), "time limit" (stopped by the deadline) or "stalled" (no new
+        column could close the gap further).
     """
+
+    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -78,6 +85,7 @@ class MIResult:
     exact: bool
     iterations: int
     columns: int
+    status: str = "optimal"
 
     @property
     def gap(self) -> float:
@@ -112,7 +120,7 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
 
     Examples
     --------
-    Example 1 of 003 (notes Sec. 6): first privacy region, MI = 0.0268223106 nats.
+    Example 1 of 003 (docs/extremal.md Sec. 6): first privacy region, MI = 0.0268223106 nats.
 
     >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
     >>> round(r.utility, 10), r.exact
@@ -133,7 +141,10 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
                         True, 0, 1)
     families = _families(vector, eps, beta, ldp)
     # the last master LP and the mechanism are built after the deadline: keep a small margin
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit)
+    # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
+    # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from
+    # the start
+    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
@@ -141,7 +152,8 @@ def _families(prior: np.ndarray, eps: float, beta: float,
     """The column families whose union contains every vertex of the feasible lift set."""
     if ldp:
         return [LdpFamily(prior, eps)]
-    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always, notes
+    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always,
+    # docs/extremal.md
     # Sec. 1, eps_max), so the budget is capped there; this keeps e^eps finite.
     eps = min(eps, -math.log(float(prior.min()) - 0.5 * beta))
     if beta == 0.0:
@@ -158,18 +170,21 @@ def _method(prior: np.ndarray, families: list) -> str:
     return f"column generation over lift vectors, pricing by {how} (N = {prior.size})"
 
 
-def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MIResult:
+def _column_generation(prior: np.ndarray, families: list, deadline: float,
+                       ceiling: float) -> MIResult:
     """Column generation; when the cheap pricing finds nothing, the complete pricing runs with a
     floor ``slack`` (columns must gain more than it, nodes below it are pruned), and the slack
     shrinks geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
     n = prior.size
     lifts = np.vstack([np.ones((1, n))] + [f.initial() for f in families])
-    keep = max(n, 8)
-    upper, iterations, slack = math.inf, 0, math.inf
+    keep = min(max(n, 8), _MAX_NEW_COLUMNS)
+    upper, iterations, slack, timed_out = ceiling, 0, math.inf, False
     while True:
         iterations += 1
         utilities = lift_utility(prior, lifts)
+        clock = time.monotonic()
         theta, duals = _master(lifts, utilities)
+        master_time = time.monotonic() - clock
         value = float(theta @ utilities)
         columns, bound = _price(families, duals, deadline, _FLOOR, keep, exhaustive=False)
         if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
@@ -182,14 +197,20 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float) -> MI
             slack = max(slack * _SLACK_STEP, _FLOOR)
         upper = min(upper, float(duals.sum()) + bound)
         fresh = _fresh(columns, lifts)
-        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size or time.monotonic() >= deadline:
+        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size:
+            break
+        if time.monotonic() + 2.0 * master_time >= deadline:  # no time left for a master
+            timed_out = True
             break
         lifts = np.vstack([lifts, fresh])
     mechanism = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
-    return MIResult(mechanism, utility, upper, _method(prior, families),
-                    upper - utility <= _EXACT_GAP, iterations, lifts.shape[0])
+    exact = upper - utility <= _EXACT_GAP
+    status = "optimal" if exact else (
+        "time limit" if timed_out or time.monotonic() >= deadline else "stalled")
+    return MIResult(mechanism, utility, upper, _method(prior, families), exact, iterations,
+                    lifts.shape[0], status)
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,

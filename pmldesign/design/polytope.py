@@ -1,55 +1,58 @@
-"""The feasible sets of mechanism design as CVXPY models with O(N^2) non-zeros.
+"""The feasible sets of :mod:`.feasible` as CVXPY models with O(N^2) non-zeros per cap row.
 
-Every set here is, column by column, a convex cone ("homogeneous per column"): with
-``c = P(.|y)`` a column and ``pi`` the (centre) prior,
+Every set is, column by column, a convex cone: with ``c = P(.|y)`` a column, the cap rows of
+:class:`.feasible.FeasibleSet` read ``a_k max c <= <b_k, c> + d_k min c``:
 
-* M(eps, P) (Lemma 1 of [15] as restated in Prop. 2 of 003): ``max c <= e^eps <pi, c>``;
-* M(eps, B_beta(P^)) (Prop. 2 of 003, eqs. (10)-(13), eq. (10) with the typo fixed per
-  shared/papers/README.md): the worst prior of the ball for column y is
-  ``P^ + (beta/2)(e_i - e_j)`` with i at the column's minimum and j at its maximum (Appendix D of
-  003), so the constraint is ``max c <= e^eps (<P^, c> - (beta/2)(max c - min c))``, i.e.
-  ``(1 + beta e^eps / 2) max c <= e^eps <P^, c> + (beta e^eps / 2) min c``. Dividing by
-  ``1 + beta e^eps / 2`` gives eq. (10) with eps' of eq. (13) and ``p_{i'j}`` at the minimum;
+* M(eps, P) (Lemma 1 of [15] as restated in Prop. 2 of 003): ``max c <= e^eps <P, c>``;
+* M(eps, B_beta(P^)) (Prop. 2 of 003, eqs. (10)-(13), eq. (10) with the typo in its index
+  fixed per docs/typos.md): the worst prior of the ball for column y is
+  ``P^ + (beta/2)(e_i - e_j)`` with i at the column's minimum and j at its maximum (Appendix D
+  of 003), so
+  ``(1 + beta e^eps / 2) max c <= e^eps <P^, c> + (beta e^eps / 2) min c``; dividing by
+  ``1 + beta e^eps / 2`` gives eq. (10) with eps' of eq. (13);
+* M(eps, S) for a :class:`~pmldesign.uncertainty.PriorSet` S: one row per floor of S (one per
+  vertex, one for a box);
 * eps-LDP: ``max c <= e^eps min c``.
 
-All three read ``a * max c <= b * <pi, c> + d * min c`` (:func:`cap_coefficients`). Instead of the
-N^3 rows of a literal transcription of eq. (10) the models use auxiliary variables per column:
-``top_y >= P(y|x)``, ``low_y <= P(y|x)`` and ``mass_y = <pi, P(.|y)>`` (2 N^2 + O(N) rows with
-at most N + 1 non-zeros each). cvxpy is imported inside the functions.
+Instead of the N^3 rows of a literal transcription of eq. (10) the models use auxiliary
+variables per column: ``top_y >= P(y|x)`` and, when a row has ``d_k > 0``, ``low_y <= P(y|x)``
+(2 N^2 + k N rows, at most N + 2 non-zeros each). cvxpy is imported inside the functions.
 """
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import numpy as np
 
-from .._validation import as_int, as_nonnegative, as_prior
-from ..uncertainty.sets import as_radius
+from .._validation import as_int, as_nonnegative
+from ..uncertainty.prior_set import as_prior_set
+from .feasible import FeasibleSet, cap_row
 
 
 def cap_coefficients(eps: float, radius: float, ldp: bool) -> tuple[float, float, float]:
-    """``(a, b, d)`` of the per-column constraint ``a max c <= b <pi, c> + d min c``.
+    """``(a, b, d)`` of the per-column cone ``a max c <= b <pi, c> + d min c`` of a fixed prior
+    pi, its l1 ball or eps-LDP: the cap row (:func:`.feasible.cap_row`) of the floor
+    ``(pi, beta/2, beta/2)``, or ``(0, 1, 0)`` for LDP.
 
     Fixed prior: ``(1, e^eps, 0)`` (Lemma 1 of [15]); l1 ball: ``(1 + beta e^eps/2, e^eps,
     beta e^eps/2)`` (Appendix D of 003); LDP: ``(1, 0, e^eps)``.
 
     Examples
     --------
-    >>> cap_coefficients(math.log(2), 0.5, False)
+    >>> cap_coefficients(np.log(2), 0.5, False)
     (1.5, 2.0, 0.5)
     """
-    lift = math.exp(eps)
     if ldp:
-        return 1.0, 0.0, lift
-    return 1.0 + 0.5 * radius * lift, lift, 0.5 * radius * lift
+        return cap_row(eps, 0.0, 1.0, 0.0)
+    return cap_row(eps, 1.0, 0.5 * radius, 0.5 * radius)
 
 
-def _cone_model(prior: np.ndarray | None, eps: float, radius: float, n: int):
-    """An N x N cvxpy Variable and the constraints of one of the three sets (module docstring)."""
+def _cone_model(feasible: FeasibleSet):
+    """An N x N cvxpy Variable and the constraints of a feasible set (module docstring)."""
     import cvxpy as cp
 
-    a, b, d = cap_coefficients(eps, radius, ldp=prior is None)
+    n = feasible.size
     mechanism = cp.Variable((n, n), nonneg=True, name="mechanism")
     top = cp.Variable(n, nonneg=True, name="column_max")
     ones = np.ones((n, 1))
@@ -57,27 +60,27 @@ def _cone_model(prior: np.ndarray | None, eps: float, radius: float, n: int):
         cp.sum(mechanism, axis=1) == 1,
         mechanism <= ones @ cp.reshape(top, (1, n), order="F"),
     ]
-    cap = a * top
-    bound = 0
-    if b:
-        mass = cp.Variable(n, nonneg=True, name="output_probability")
-        constraints.append(mass == prior @ mechanism)
-        bound = bound + b * mass
-    if d:
+    if (feasible.d > 0).any():
         low = cp.Variable(n, nonneg=True, name="column_min")
         constraints.append(mechanism >= ones @ cp.reshape(low, (1, n), order="F"))
-        bound = bound + d * low
-    constraints.append(cap <= bound)
+    for a, b, d in zip(feasible.a, feasible.b, feasible.d, strict=True):
+        bound = 0
+        if b.any():
+            bound = bound + b @ mechanism
+        if d:
+            bound = bound + d * low
+        constraints.append(a * top <= bound)
     return mechanism, constraints
 
 
-def pml_polytope(prior: np.ndarray, eps: float, radius: float = 0.0):
-    """CVXPY model of M(eps, P) (``radius = 0``) or of M(eps, B_radius(P)) (Prop. 2 of 003).
+def pml_polytope(prior: Any, eps: float, radius: float = 0.0):
+    """CVXPY model of M(eps, P) (``radius = 0``), of M(eps, B_radius(P)) (Prop. 2 of 003) or of
+    M(eps, S) for a :class:`~pmldesign.uncertainty.PriorSet` S.
 
     Parameters
     ----------
-    prior : (N,) array_like
-        Full-support prior (the centre P^ of the ball when ``radius > 0``).
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the centre P^ of the ball when ``radius > 0``), or a prior set.
     eps : float
         PML budget, ``>= 0``.
     radius : float
@@ -86,21 +89,20 @@ def pml_polytope(prior: np.ndarray, eps: float, radius: float = 0.0):
     Returns
     -------
     (cvxpy.Variable, list)
-        The N x N mechanism variable and its constraints (2 N^2 + O(N) rows, O(N^2) non-zeros;
-        see the module docstring for the auxiliary variables).
+        The N x N mechanism variable and its constraints (2 N^2 + k N rows for k cap rows; see
+        the module docstring for the auxiliary variables).
 
     Examples
     --------
     >>> import cvxpy as cp
-    >>> P, cons = pml_polytope([0.5, 0.5], math.log(1.5))
+    >>> P, cons = pml_polytope([0.5, 0.5], np.log(1.5))
     >>> value = cp.Problem(cp.Maximize(cp.trace(P)), cons).solve(solver="HIGHS")
     >>> round(value, 6)  # 2 x 0.75: randomized response with e^eps' = 3
     1.5
     """
-    vector = as_prior(prior)
+    prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
-    return _cone_model(vector, eps, beta, vector.shape[0])
+    return _cone_model(FeasibleSet.for_set(prior_set, eps))
 
 
 def ldp_polytope(n: int, eps: float):
@@ -109,10 +111,10 @@ def ldp_polytope(n: int, eps: float):
     Examples
     --------
     >>> import cvxpy as cp
-    >>> P, cons = ldp_polytope(2, math.log(3))
+    >>> P, cons = ldp_polytope(2, np.log(3))
     >>> round(cp.Problem(cp.Maximize(cp.trace(P)), cons).solve(solver="HIGHS"), 6)
     1.5
     """
     n = as_int(n, "n", minimum=2)
     eps = as_nonnegative(eps, "eps")
-    return _cone_model(None, eps, 0.0, n)
+    return _cone_model(FeasibleSet.ldp(n, eps))

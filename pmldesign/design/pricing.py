@@ -1,12 +1,14 @@
 """Pricing for the mutual-information column generation: vertices of the capped lift polytope.
 
 The MI-optimal mechanism is a linear program over *lift vectors* ``g = P(.|y) / P_Y(y)``
-(extremal-mechanisms notes, Sec. 4): maximise ``sum_g theta_g mu(g)`` subject to
-``sum_g theta_g g = 1`` and ``theta >= 0``, with ``mu(g) = sum_x P(x) g(x) log g(x)`` (notes
+(docs/extremal.md, Sec. 4): maximise ``sum_g theta_g mu(g)`` subject to
+``sum_g theta_g g = 1`` and ``theta >= 0``, with ``mu(g) = sum_x P(x) g(x) log g(x)``
+(docs/extremal.md
 Sec. 1, MI on a lift vector). Given the duals ``a`` of the restricted LP, *pricing* finds the
 vertex maximising the reduced cost ``mu(g) - a . g``.
 
-For a known prior (notes Sec. 4, Lemma 1 of the extremal paper) the column set is the lift
+For a known prior (docs/extremal.md Sec. 4, Lemma 1 of the extremal paper) the column set is the
+lift
 polytope ``{g in [0, cap]^N : <P, g> = 1}``; its vertices put a set ``S`` at the cap, one free
 coordinate ``x*`` at ``(1 - cap P(S)) / P(x*)`` and the rest at 0. In budget form
 ``b_x = P(x) g(x)`` a capped input contributes the constant ``w_x (log cap - a_x / P_x)`` with
@@ -34,6 +36,8 @@ import numpy as np
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
 ENUMERATION_LIMIT = 20
 _TOL = 1e-12
+#: Share of the time left that the cheap pricing may spend improving greedy vertices locally.
+IMPROVE_SHARE = 0.25
 
 
 def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -44,7 +48,8 @@ def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def lift_utility(prior: np.ndarray, lifts: np.ndarray) -> np.ndarray:
-    """``mu(g) = sum_x P(x) g(x) log g(x)`` for each row ``g`` of ``lifts`` (notes Sec. 1).
+    """``mu(g) = sum_x P(x) g(x) log g(x)`` for each row ``g`` of ``lifts`` (docs/extremal.md Sec.
+    1).
 
     Examples
     --------
@@ -158,18 +163,21 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
 
 
 class CappedFamily:
-    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (notes Sec. 4).
+    """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (docs/extremal.md Sec.
+    4).
 
     ``lower = 0`` except for the boxes that cover the robust lift set (:mod:`.two_level`); the
     vertices put a set at the cap, one free input in between and the rest at ``lower``.
 
-    ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, notes Sec. 2),
+    ``cap = e^eps`` for eps-PML with a known prior (Lemma 1 of the extremal paper, docs/extremal.md
+    Sec. 2),
     and ``cap = e^eps'`` with eps' of eq. (13) of 003 for the part of the robust polytope whose
     columns have a zero entry (003, discussion after Proposition 2).
 
     Examples
     --------
-    First privacy region of Example 1 (notes Sec. 6): the N vertices below are all there is.
+    First privacy region of Example 1 (docs/extremal.md Sec. 6): the N vertices below are all there
+    is.
 
     >>> fam = CappedFamily(np.array([.4, .2, .2, .2]), 9 / 8)
     >>> fam.price(np.zeros(4), math.inf, 0.0, 10, True).columns.shape
@@ -194,7 +202,8 @@ class CappedFamily:
     def _enumerate(self) -> dict[str, np.ndarray]:
         """Every vertex ``(x*, S, r)`` with ``S`` at the cap and budget ``r`` on ``x*``.
 
-        Valid iff ``e^-eps - P(x*) <= P(S) <= e^-eps`` (notes Sec. 4), i.e. ``0 <= r <= w(x*)``.
+        Valid iff ``e^-eps - P(x*) <= P(S) <= e^-eps`` (docs/extremal.md Sec. 4), i.e. ``0 <= r <=
+        w(x*)``.
         """
         n, weight = self.n, self.weight
         masks = np.arange(2**n)
@@ -248,9 +257,19 @@ class CappedFamily:
             return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
         nodes = [search.evaluate(*root) for root in roots]
         bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
-        starts = [(pos, node.column()) for pos, node in enumerate(nodes)
-                  if keep and node is not None and node.column is not None]
-        improved = [search.improve(pos, column) for pos, column in starts]
+        starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
+                         if keep and node is not None and node.column is not None), reverse=True)
+        # local search from the best greedy vertices first, O(N^2) each, for at most
+        # IMPROVE_SHARE of the time left (always the first); the others keep their greedy vertex
+        improved = []
+        now = time.monotonic()
+        stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
+        for value, pos in starts:
+            column = nodes[pos].column()
+            if improved and time.monotonic() >= stop:
+                improved.append((value, column))
+            else:
+                improved.append(search.improve(pos, column))
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
                               floor, keep, self.n)

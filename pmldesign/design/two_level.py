@@ -3,13 +3,15 @@
 A two-level lift vector takes the value ``high(s)`` on a set ``S`` and ``low(s)`` elsewhere,
 where ``s = P(S)`` and ``<P, g> = s high + (1 - s) low = 1``. Its reduced cost
 ``mu(g) - a . g = s high log high + (1 - s) low log low - A low - (high - low) a(S)`` with
-``A = sum(a)`` depends on ``S`` only through ``s`` and ``a(S)`` (notes Sec. 1 for ``mu``).
+``A = sum(a)`` depends on ``S`` only through ``s`` and ``a(S)`` (docs/extremal.md Sec. 1 for
+``mu``).
 
-* eps-LDP (``max g <= e^eps min g``, the extremal columns of Kairouz et al., notes [S5]): the
+* eps-LDP (``max g <= e^eps min g``, the extremal columns of Kairouz et al., see
+docs/references.md): the
   vertices of the normalised cone are
   ``g = (1 + (c - 1) 1_S) / (1 + (c - 1) s)`` with ``c = e^eps``.
 * The robust polytope of Proposition 2 of 003 (eqs. (10)-(13); in eq. (10) the sum runs over
-  its own index, typo fixed per shared/papers/README.md): in lift form, with ``<P^, g> = 1`` and
+  its own index, typo fixed per docs/typos.md): in lift form, with ``<P^, g> = 1`` and
   ``c' = e^eps'`` from eq. (13), a column is feasible for every prior of the ball iff
   ``max g <= c' (1 + (beta/2) min g)`` (Appendix D of 003, divided by ``P^_Y(y)``), i.e.
   ``max g <= e^eps (1 - (beta/2)(max g - min g))``: the worst prior moves ``beta/2`` of mass

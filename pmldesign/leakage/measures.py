@@ -1,7 +1,7 @@
 """Pointwise maximal leakage of a discrete mechanism for a known prior.
 
 Definitions from Grosse, Saeidian, Oechtering, Skoglund, *Privacy Mechanism Design based on
-Empirical Distributions* (arXiv:2509.22428, "003" in ``shared/papers``), Section II-A.
+Empirical Distributions* (arXiv:2509.22428, "003" in docs/references.md), Section II-A.
 A mechanism is an N x M row-stochastic array ``mechanism[x, y] = P(y | x)``; a prior is a
 length-N probability vector with full support. Logarithms are natural (nats).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
+from . import rounding
 
 
 def output_distribution(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -26,13 +27,18 @@ def output_distribution(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
 
 
 def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-output leakage and P_Y on validated arrays (nan where P_Y(y) = 0)."""
-    p_y = vector @ matrix
-    peak = matrix.max(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.log(peak) - np.log(p_y)
-    values[p_y <= 0] = np.nan
-    return values, p_y
+    """Per-output leakage, rounded up, and P_Y on validated arrays (nan for unused outputs).
+
+    ``log(S / sum_x p_x col_x / max col)``, ``S = sum p``: an upper bound of the exact leakage
+    for the prior ``p / S`` (error bound in :mod:`.rounding`); constant columns give exactly 0.
+    """
+    scaled, peak = rounding.scaled_columns(matrix)
+    values = rounding.ratio_log_upper(
+        rounding.total_bounds(vector)[1], rounding.mass_lower(vector[:, None], scaled)
+    )
+    values[rounding.constant_columns(matrix)] = 0.0
+    values[peak <= 0] = np.nan
+    return values, vector @ matrix
 
 
 def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -40,6 +46,8 @@ def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
 
     ``l(X -> y) = log max_x P(y|x) / P_Y(y)`` (Theorem 1 of 003, i.e. Thm. 1 of Saeidian et al.):
     the Renyi divergence of order infinity between the posterior ``P_{X|Y=y}`` and the prior.
+    Every value is rounded up: it bounds the exact leakage of the given floats with the prior
+    read as ``prior / sum(prior)`` (error bound in :mod:`pmldesign.leakage.rounding`).
 
     Parameters
     ----------
@@ -109,6 +117,7 @@ def ldp_epsilon(mechanism: np.ndarray) -> float:
 
     Outputs that no input produces are ignored; an output produced by some inputs and not by
     others gives ``inf``. This is the worst-case PML over all priors (003 Sec. I and Remark 1).
+    Rounded up: an upper bound of the exact value for the given floats.
 
     Examples
     --------
@@ -118,12 +127,19 @@ def ldp_epsilon(mechanism: np.ndarray) -> float:
     inf
     """
     matrix = as_mechanism(mechanism)
+    return _ldp_epsilon(matrix)
+
+
+def _ldp_epsilon(matrix: np.ndarray) -> float:
+    """LDP epsilon on a validated matrix, rounded up (:mod:`.rounding`); constant columns 0."""
     peak = matrix.max(axis=0)
     low = matrix.min(axis=0)
     used = peak > 0
     if (low[used] == 0).any():
         return float("inf")
-    return max(0.0, float(np.max(np.log(peak[used]) - np.log(low[used]))))
+    values = rounding.ratio_log_upper(peak[used], low[used])
+    values[rounding.constant_columns(matrix)[used]] = 0.0
+    return max(0.0, float(np.max(values)))
 
 
 def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:

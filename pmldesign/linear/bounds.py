@@ -7,10 +7,23 @@ Q_alpha of Sec. III-A of 000). All bounds are in nats.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_int, as_nonnegative, as_positive
+from ._rounding import (
+    LIBM_ULPS,
+    TINY,
+    U,
+    add_up,
+    distance_error,
+    div_up,
+    gamma,
+    libm_error,
+    weights_lower,
+)
 
 #: Distinct entry values up to which column l1 distances use indicator matrix products.
 _MAX_LEVELS = 16
@@ -79,6 +92,8 @@ def sensitivity(workload) -> float:
 def dp_epsilon(workload, b: float) -> float:
     """The DP parameter of the Laplace mechanism, eq. (4) of 000: ``Delta_1(W) / b``.
 
+    Rounded up: never below the exact value for the given floats (see :func:`dp_upper`).
+
     Examples
     --------
     >>> dp_epsilon(np.eye(4), 2.0)
@@ -86,28 +101,105 @@ def dp_epsilon(workload, b: float) -> float:
     """
     matrix = as_workload(workload)
     scale = as_positive(b, "b")
-    return float(l1_distances(matrix).max()) / scale
+    return dp_upper(l1_distances(matrix), distance_error(matrix), scale)
+
+
+def dp_upper(distances: np.ndarray, rho: float, b: float) -> float:
+    """``max distance / b`` rounded up, from distances with relative error at most rho."""
+    return div_up(sensitivity_upper(distances, rho), b)
+
+
+def sensitivity_upper(distances: np.ndarray, rho: float) -> float:
+    """An upper bound on the exact l1 sensitivity from distances with relative error rho."""
+    top = float(distances.max())
+    return add_up(top, rho * top / (1.0 - rho)) if rho else top
 
 
 def corollary1_bound(workload, b: float, alpha: float) -> float:
-    """The simplified PML bound of Corollary 1 of 000, eq. (7).
+    """The worst-case PML about one record: Corollary 1 of 000, eq. (7), rounded up.
 
     ``max_{j1, j2} -log(alpha sum_j exp(-Delta_{j, j1}) + (1 - k alpha) exp(-Delta_{j1, j2}))``
     with ``Delta_{j, j'} = ||w_{:,j} - w_{:,j'}||_1 / b``; the inner max over j2 takes the
-    largest Delta_{j1, j2}. Evaluated in the log domain, O(k^2) after the distances.
+    largest Delta_{j1, j2}.
+
+    This is the sound bound, for every database size n and every prior in Q_alpha, and it is
+    exact: with one record (n = 1) the leakage at the noise-free output ``y = W e_{j1}`` under
+    the worst prior of Q_alpha equals the j1 term (docs/erratum-theorem2.md; Theorem 2 of 000,
+    eq. (5), is below it for some workloads and under-reports). The float evaluation is
+    rounded outward with the error bound of :func:`corollary1_upper`, so the value returned
+    is never below the exact bound for the given floats.
 
     Examples
     --------
-    >>> round(corollary1_bound(np.eye(3), 1.0, 0.0), 12)  # alpha = 0: eps_DP = 2 / b
+    >>> corollary1_bound(np.eye(3), 1.0, 0.0)  # alpha = 0: eps_DP = 2 / b
     2.0
+    >>> from pmldesign.linear import haar
+    >>> round(corollary1_bound(haar(8), 1.0, 1 / 8), 4)  # Theorem 2 of 000 says 1.6987
+    1.9123
     """
     matrix = as_workload(workload)
     scale = as_positive(b, "b")
-    return float(corollary1_terms(matrix, scale, as_alpha(alpha, matrix.shape[1])).max())
+    weight = as_alpha(alpha, matrix.shape[1])
+    return corollary1_upper(l1_distances(matrix), distance_error(matrix), scale, weight)
+
+
+def corollary1_upper(distances: np.ndarray, rho: float, b: float, alpha: float) -> float:
+    """Eq. (7) of 000 rounded up, from column distances with relative error at most rho.
+
+    With ``D = distances / b`` (relative error ``rho' = rho + U + rho U``), per class r:
+    ``A_r = sum_j e^{-D_jr}`` (>= 1: the j = r term is exactly 1), ``M_r = max_j D_jr``,
+    ``L1 = log alpha + log A_r``, ``L2 = log rest - M_r``, ``eps_r = -logaddexp(L1, L2)``,
+    with ``(alpha, rest)`` from :func:`~pmldesign.linear._rounding.weights_lower` (rest
+    rounded down). Only errors that raise the computed denominator can lower eps, and:
+
+    - ``A_r``: each term's exponent may be too small by ``rho' D``, which raises it by a
+      factor at most ``e^{rho' M_r}`` and, since ``x e^{-x} <= 1/e``, by at most
+      ``rho' / (e (1 - rho'))`` in absolute terms; plus LIBM_ULPS ulps of exp, the subnormal
+      floor, and ``gamma(k)`` for the sum. Relative: ``s = gamma(k) + 2 c U + min(expm1(rho'
+      M_r'), k rho' / (e (1 - rho'))) + k TINY`` and ``log A_r`` is too large by at most
+      ``s (1 + s) / (1 - s (1 + s))`` plus the ulps of log.
+    - ``L1``: the ulps of ``log alpha`` and of ``log A_r`` and one rounding of the sum.
+    - ``L2``: the ulps of ``log rest``, ``rho' M_r'`` (``M_r' = M_r / (1 - rho')`` bounds the
+      exact ``M_r``) and one rounding.
+
+    logaddexp is increasing in both arguments, so the exact ``log S_r >= logaddexp(L1 - e1,
+    L2 - e2)``; NumPy evaluates it as ``x + log1p(exp(y - x))`` (x >= y), whose own error is
+    at most ``(1 + 4c) U + TINY + U |result|``. Every error term is doubled, which covers the
+    rounding of the error terms themselves, and the final sum is rounded up. The margin is of
+    order 1e-15 (1e-13 for m, k ~ 1000 with non-integer W).
+    """
+    k = distances.shape[0]
+    a, rest = weights_lower(alpha, k)
+    if a == 0.0:
+        return dp_upper(distances, rho, b)  # eq. (7) at alpha = 0 is eps_DP
+    step = rho + U + rho * U
+    with np.errstate(over="ignore", under="ignore"):
+        delta = distances / b
+        far = delta.max(axis=0)
+        far_up = far / (1.0 - step)
+        total = np.exp(-delta).sum(axis=0)
+        log_total = np.log(total)
+        lift = np.minimum(np.expm1(step * far_up), k * step / (math.e * (1.0 - step)))
+        s = gamma(k) + 2.0 * LIBM_ULPS * U + lift + k * TINY
+        err_total = s * (1.0 + s) / (1.0 - s * (1.0 + s)) + libm_error(log_total)
+        log_a = math.log(a)
+        l1 = log_a + log_total
+        e1 = 2.0 * (libm_error(log_a) + err_total + U * np.abs(l1))
+        if rest > 0.0:
+            log_rest = math.log(rest)
+            l2 = log_rest - far
+            e2 = 2.0 * (libm_error(log_rest) + step * far_up + U * np.abs(l2))
+            e2 = np.where(np.isfinite(l2), e2, 0.0)
+            low = np.logaddexp(l1 - e1, l2 - e2)
+        else:
+            low = l1 - e1
+        own = 2.0 * ((1.0 + 4.0 * LIBM_ULPS) * U + TINY + U * np.abs(low))
+        return math.nextafter(float(np.max(own - low)), math.inf)
 
 
 def corollary1_terms(matrix: np.ndarray, b: float, alpha: float) -> np.ndarray:
-    """The inner value of eq. (7) of 000 for every j1 (maximised over j2), validated inputs."""
+    """The inner value of eq. (7) of 000 for every j1 (maximised over j2), validated inputs,
+    plain float evaluation (no outward rounding; for comparisons, not for reporting)."""
     from scipy.special import logsumexp
 
     log_a, log_w = prior_weights(alpha, matrix.shape[1])
@@ -116,7 +208,7 @@ def corollary1_terms(matrix: np.ndarray, b: float, alpha: float) -> np.ndarray:
     return -np.logaddexp(spread, log_w - delta.max(axis=1))
 
 
-def _as_histogram_alpha(alpha) -> float:
+def as_histogram_alpha(alpha) -> float:
     value = as_nonnegative(alpha, "alpha")
     if value > 0.5:
         raise InvalidInputError(
@@ -126,45 +218,33 @@ def _as_histogram_alpha(alpha) -> float:
 
 
 def histogram_bound(b: float, alpha: float) -> float:
-    """Theorem 4 of 002, eq. (1) (``h`` is the scale ``b``, see shared/papers/README.md).
+    """Theorem 4 of 002, eq. (1) (002 writes the scale ``b`` as ``h``), rounded up.
 
-    ``2/b - log(1 - alpha + alpha exp(2/b))``, evaluated as
-    ``-log(alpha + (1 - alpha) exp(-2/b))`` (the same number, without overflow for small b).
+    ``2/b - log(1 - alpha + alpha exp(2/b)) = -log(alpha + (1 - alpha) exp(-2/b))``: eq. (7)
+    of 000 for the histogram workload (every class at l1 distance 2 from every other), so it
+    is evaluated by :func:`corollary1_upper` on two classes and never under-reports.
 
     Examples
     --------
-    >>> round(histogram_bound(1.0, 0.0), 12), round(histogram_bound(1.0, 0.5), 6)
+    >>> histogram_bound(1.0, 0.0), round(histogram_bound(1.0, 0.5), 6)
     (2.0, 0.566219)
     """
     scale = as_positive(b, "b")
-    weight = _as_histogram_alpha(alpha)
-    return float(-np.log(weight + (1.0 - weight) * np.exp(-2.0 / scale)))
+    weight = as_histogram_alpha(alpha)
+    return corollary1_upper(_HISTOGRAM_DISTANCES, 0.0, scale, weight)
 
 
-def histogram_noise_scale(eps: float, alpha: float) -> float:
-    """Smallest b with ``histogram_bound(b, alpha) <= eps``: Theorem 4 of 002 inverted.
+#: Column l1 distances of the histogram workload (identity) on two classes.
+_HISTOGRAM_DISTANCES = np.array([[0.0, 2.0], [2.0, 0.0]])
 
-    ``exp(-eps) = alpha + (1 - alpha) exp(-2/b)`` gives ``b = 2 / log((1 - alpha) /
-    (exp(-eps) - alpha))``; 0.0 when ``eps >= log(1/alpha)`` (every b, even no noise, meets
-    it). With alpha = 0 this is the DP scale 2/eps (sensitivity 2).
 
-    Examples
-    --------
-    >>> histogram_noise_scale(1.0, 0.0)
-    2.0
-    >>> b = histogram_noise_scale(1.0, 0.1)
-    >>> round(histogram_bound(b, 0.1), 12)
-    1.0
-    """
-    target = as_positive(eps, "eps")
-    weight = _as_histogram_alpha(alpha)
-    margin = np.exp(-target) - weight
-    if margin <= 0:
-        return 0.0
-    scale = float(2.0 / (np.log1p(-weight) - np.log(margin)))
-    while histogram_bound(scale, weight) > target:  # round toward more noise
-        scale = float(np.nextafter(scale, np.inf))
-    return scale
+def noiseless_threshold(alpha: float) -> float:
+    """``log(1/alpha)`` rounded up: from this eps on no noise is needed (Remark 2 (ii) of 000:
+    the noise-free release leaks ``log(1/P(class)) <= log(1/alpha)``); inf for alpha = 0."""
+    if alpha == 0.0:
+        return math.inf
+    value = -math.log(alpha)
+    return add_up(value, 2.0 * libm_error(value))
 
 
 def histogram_bound_simplified(b: float, alpha: float) -> float:
@@ -176,7 +256,7 @@ def histogram_bound_simplified(b: float, alpha: float) -> float:
     0.625
     """
     scale = as_positive(b, "b")
-    weight = _as_histogram_alpha(alpha)
+    weight = as_histogram_alpha(alpha)
     return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / scale**2
 
 

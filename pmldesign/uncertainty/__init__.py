@@ -3,10 +3,12 @@
 from .bounds import epsilon_after_estimation, failure_probability, samples_needed, sensitivity_bound
 from .calibration import Calibration, calibrate, calibrate_from_samples
 from .estimation import empirical_prior, l1_radius
+from .prior_set import PriorSet
 from .sets import leakage_capacity, leakage_sensitivity, lipschitz_bound, worst_case_leakage
 
 __all__ = [
     "Calibration",
+    "PriorSet",
     "calibrate",
     "calibrate_from_samples",
     "empirical_prior",

@@ -15,15 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._json import jsonable
+from .._categories import category_counts
+from .._errors import InvalidInputError
+from .._results import Result
 from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from .bounds import min_samples
-from .estimation import empirical_prior, l1_radius, log_subset_count
+from .estimation import l1_radius, log_subset_count, prior_from_counts
 
 
-@dataclass(frozen=True)
-class Calibration:
+@dataclass(frozen=True, repr=False)
+class Calibration(Result):
     """The design parameter that turns a target (eps, delta) into an eps-PML design problem.
 
     Attributes
@@ -44,7 +46,11 @@ class Calibration:
         Why the target cannot be met and how many samples would be needed ("" when feasible).
     prior_estimate : numpy.ndarray or None
         The estimate the design must use (None when calibrated without one).
+    categories : tuple or None
+        The input labels of the estimate (:func:`calibrate_from_samples`).
     """
+
+    _derived = ("feasible",)
 
     target_eps: float
     delta: float
@@ -55,15 +61,12 @@ class Calibration:
     method: str
     explanation: str = ""
     prior_estimate: np.ndarray | None = None
+    categories: tuple | None = None
 
     @property
     def feasible(self) -> bool:
         """Whether a design eps was found (otherwise see ``explanation``)."""
         return self.method != "none"
-
-    def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan becomes ``None``)."""
-        return jsonable({**dataclasses.asdict(self), "feasible": self.feasible})
 
     def __str__(self) -> str:
         head = (
@@ -146,20 +149,49 @@ def calibrate(
     return Calibration(design_epsilon=design, method=method, **result)
 
 
-def calibrate_from_samples(samples, target_eps: float, delta: float, alphabet_size: int):
-    """Estimate the prior from integer samples (eq. (3) of 003) and :func:`calibrate` with it.
+def calibrate_from_samples(samples, target_eps: float, delta: float,
+                           alphabet_size: int | None = None, *, categories=None,
+                           dropna: bool = False) -> Calibration:
+    """Estimate the prior from samples (eq. (3) of 003) and :func:`calibrate` with it.
 
-    Every symbol must occur (PML needs a full-support estimate, see :func:`empirical_prior`).
-    The returned :class:`Calibration` carries the estimate in ``prior_estimate``.
+    ``samples`` may be integer codes ``0..N-1``, strings, a pandas Series (its ``category``
+    order is kept) or a dask Series; see :func:`category_inputs` for ``alphabet_size``,
+    ``categories`` and ``dropna``. Every category must occur (PML needs a full-support
+    estimate, see :func:`prior_from_counts`). The returned :class:`Calibration` carries the
+    estimate in ``prior_estimate`` and the labels in ``categories``.
 
     Examples
     --------
     >>> cal = calibrate_from_samples([0, 1, 1, 0] * 5000, 0.5, 1e-6, 2)
     >>> cal.prior_estimate.tolist(), cal.method
     ([0.5, 0.5], 'first-region')
+    >>> calibrate_from_samples(["yes", "no"] * 10000, 0.5, 1e-6).categories
+    ('no', 'yes')
     """
-    estimate = empirical_prior(samples, alphabet_size)
-    return calibrate(target_eps, delta, len(samples), alphabet_size, prior_estimate=estimate)
+    labels, counts = category_inputs(samples, alphabet_size, categories, dropna)
+    estimate = prior_from_counts(counts, labels=labels)
+    cal = calibrate(target_eps, delta, int(counts.sum()), len(labels), prior_estimate=estimate)
+    return dataclasses.replace(cal, categories=labels)
+
+
+def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool = False):
+    """``(labels, counts)`` of samples: :func:`pmldesign._categories.category_counts`.
+
+    ``alphabet_size`` N fixes integer codes to ``0..N-1`` (not with ``categories``);
+    ``categories`` fixes the labels and their order (unseen ones count 0); ``dropna=True``
+    drops missing values, which are an error otherwise.
+    """
+    if alphabet_size is not None:
+        size = as_int(alphabet_size, "alphabet_size", minimum=2)
+        if categories is not None:
+            raise InvalidInputError("alphabet_size: give alphabet_size or categories, not both")
+        categories = range(size)
+    labels, counts = category_counts(samples, categories, dropna=dropna)
+    if len(labels) < 2:
+        raise InvalidInputError(
+            f"samples: need at least 2 categories, found {list(labels)}; pass categories=..."
+        )
+    return labels, counts
 
 
 def _general_design(target: float, beta: float) -> float:

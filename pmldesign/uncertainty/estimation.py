@@ -12,6 +12,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._memory import require_memory
 from .._validation import as_int, as_open_probability, as_real
+from ..leakage.rounding import TWO_U, up
 
 
 def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
@@ -49,14 +50,31 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
             f"full support; pass smoothing > 0 (e.g. smoothing=0.5) or collect more samples"
         )
     require_memory(2 * size, f"alphabet_size: counts of {size} symbols", "use fewer symbols")
-    counts = np.bincount(data, minlength=size).astype(np.float64)
-    if smooth == 0 and (counts == 0).any():
+    return prior_from_counts(np.bincount(data, minlength=size), smooth)
+
+
+def prior_from_counts(counts, smoothing: float = 0.0, labels=None) -> np.ndarray:
+    """``(count + smoothing) / (m + N smoothing)`` from category counts (eq. (3) of 003).
+
+    Without smoothing every category must occur (PML needs a full-support prior); the error
+    names the first one that does not (by its label when ``labels`` are given).
+
+    Examples
+    --------
+    >>> prior_from_counts([1, 3]).tolist()
+    [0.25, 0.75]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    size = counts.shape[0]
+    if smoothing == 0 and (counts == 0).any():
         missing = int(np.argmax(counts == 0))
+        name = "symbol" if labels is None else "category"
+        label = missing if labels is None else repr(labels[missing])
         raise InvalidInputError(
-            f"samples: symbol {missing} never occurs, so the estimate lacks full support; "
+            f"samples: {name} {label} never occurs, so the estimate lacks full support; "
             f"pass smoothing > 0 (e.g. smoothing=0.5) or collect more samples"
         )
-    return (counts + smooth) / (counts.sum() + size * smooth)
+    return (counts + smoothing) / (counts.sum() + size * smoothing)
 
 
 def l1_radius(
@@ -66,7 +84,7 @@ def l1_radius(
 
     Without ``kappa``: the distribution-free radius
     ``beta*(delta) = sqrt((2/m)(log(2^N - 2) - log delta))`` of eq. (7) of 003 (the square
-    root covers the whole product, see shared/papers/README.md).
+    root covers the whole product, see docs/typos.md).
     With ``kappa``: the sharper radius ``2 sqrt((log(2^N - 2) - log delta) / (m phi(kappa)))``
     from Theorem 2 of 003 (Weissman et al.), with ``phi(p) = log((1 - p)/p) / (1 - 2p)`` and
     ``phi(1/2) = 2``.
@@ -79,6 +97,9 @@ def l1_radius(
     alphabet is known to be unbalanced (``kappa_P < 1/2``). ``kappa = 1/2`` recovers eq. (7).
     Never plug in the kappa of the estimate itself: that is not a guarantee.
 
+    The float returned is rounded up (:func:`_outward`), so the ball around the float estimate
+    contains the exact one.
+
     Examples
     --------
     >>> round(l1_radius(10_000, 4, 1e-6), 6)
@@ -89,11 +110,18 @@ def l1_radius(
     delta = as_open_probability(delta, "delta")
     log_term = log_subset_count(size) - math.log(delta)
     if kappa is None:
-        return math.sqrt(2.0 / m * log_term)
+        return _outward(math.sqrt(2.0 / m * log_term), size)
     kap = as_real(kappa, "kappa")
     if not 0 < kap <= 0.5:
         raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
-    return 2.0 * math.sqrt(log_term / (m * _phi(kap)))
+    return _outward(2.0 * math.sqrt(log_term / (m * _phi(kap))), size)
+
+
+def _outward(radius: float, size: int) -> float:
+    """Round a float radius up: 8 ulps for its evaluation (a few roundings, log and sqrt), plus
+    the l1 distance between the exact ``counts / m`` and the float estimate read as
+    ``p / sum(p)`` (each entry within u relative, the sum within (N - 1) u: <= (N + 2) 2u)."""
+    return float(up(up(radius * (1.0 + 8 * TWO_U)) + (size + 2) * TWO_U))
 
 
 def log_subset_count(alphabet_size: int) -> float:

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_mechanism_and_prior, as_nonnegative
+from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
+from ..leakage import rounding
 from ..leakage.measures import _epsilon_min
 
 
@@ -29,27 +30,56 @@ def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
     return beta
 
 
-def _worst_case_leakage(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
-    """Per-output supremum of the leakage over the ball, on validated arrays.
+def _worst_weights(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
+    """Per column, lower bounds of the worst extreme prior of the ball, scaled by ``S = sum P``.
 
-    For output y the denominator ``<Q, P(y|.)>`` over the extreme points
-    ``Q = P + (beta/2)(e_i - e_j)`` is smallest with i at the column's minimum and j at its
-    maximum: ``<P, col> - (beta/2)(max col - min col)``; the numerator ``max col`` does not
-    depend on Q (Definition 5 of 003). That is O(N M) work.
+    For output y the denominator ``<Q, col>`` over the extreme points
+    ``Q = P/S + (beta/2)(e_i - e_j)`` is smallest with i at the column's minimum and j at its
+    maximum (Definition 5 of 003): ``S Q = P + (S beta/2)(e_i - e_j)``, all entries
+    non-negative inside the simplex, so ``S <Q, col> = sum_x w_x col_x`` has no cancellation.
+    A column whose ``w_j`` may be negative (beta within rounding of ``2 P_j / S``) gets ``-1``
+    there, which callers turn into ``inf``.
     """
-    peak = matrix.max(axis=0)
-    low = matrix.min(axis=0)
-    worst = center @ matrix - 0.5 * beta * (peak - low)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.log(peak) - np.log(worst)
+    weights = np.repeat(center[:, None], matrix.shape[1], axis=1)
+    if beta == 0:
+        return weights  # the fixed prior: the same floats as pmldesign.leakage.measures
+    low_s, high_s = rounding.total_bounds(center)
+    shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
+    shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
+    outputs = np.arange(matrix.shape[1])
+    top, bottom = matrix.argmax(axis=0), matrix.argmin(axis=0)
+    weights[bottom, outputs] = rounding.down(center[bottom] + shift_low)
+    reduced = rounding.down(center[top] - shift_high)
+    weights[top, outputs] = np.where(reduced >= 0, reduced, -1.0)
+    return weights
+
+
+def _worst_case_leakage(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
+    """Per-output supremum of the leakage over the ball on validated arrays, rounded up.
+
+    ``log(S / sum_x w_x col_x / max col)`` with the weights of :func:`_worst_weights`; error
+    bound in :mod:`pmldesign.leakage.rounding`. Constant columns leak exactly 0 for every prior,
+    unused outputs are nan. O(N M) work.
+    """
+    scaled, peak = rounding.scaled_columns(matrix)
+    weights = _worst_weights(matrix, center, beta)
+    mass = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
+    mass[(weights < 0).any(axis=0)] = 0.0
+    values = rounding.ratio_log_upper(rounding.total_bounds(center)[1], mass)
+    values[rounding.constant_columns(matrix)] = 0.0
     values[peak <= 0] = np.nan
     return values
 
 
-def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
-    """Largest leakage of every output over all priors in ``B_radius(center)``.
+def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
+                       radius: float | None = None) -> np.ndarray:
+    """Largest leakage of every output over all priors in ``B_radius(center)``, or over a
+    :class:`~pmldesign.uncertainty.PriorSet` given as ``center`` (without a radius).
 
-    Exact (no sampling): see :func:`_worst_case_leakage`. Outputs no input produces are nan.
+    Exact extreme points (no sampling), rounded up: an upper bound in exact arithmetic of the
+    given floats with the center read as ``center / sum(center)`` (see
+    :func:`_worst_case_leakage` and :meth:`~pmldesign.uncertainty.PriorSet.worst_case_leakage`).
+    Outputs no input produces are nan.
 
     Examples
     --------
@@ -57,23 +87,41 @@ def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray, radius: float)
     >>> np.round(worst_case_leakage(m, [0.5, 0.5], 0.2), 6)  # prior (0.4, 0.6) for y0
     array([0.510826, 0.510826])
     """
-    matrix, vector = as_mechanism_and_prior(mechanism, center)
-    beta = as_radius(radius, vector)
-    return _worst_case_leakage(matrix, vector, beta)
+    matrix, prior_set = _matrix_and_set(mechanism, center, radius)
+    return prior_set.worst_case_leakage(matrix)
 
 
-def leakage_capacity(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
+def leakage_capacity(mechanism: np.ndarray, center: np.ndarray,
+                     radius: float | None = None) -> float:
     """The B-local leakage capacity ``C(P_{Y|X}, B_radius(center))`` (Definition 5 of 003).
 
-    ``sup_{Q in ball} eps_min(mechanism, Q)``, computed exactly at the ball's extreme points.
+    ``sup_{Q in ball} eps_min(mechanism, Q)``, computed exactly at the ball's extreme points;
+    with a :class:`~pmldesign.uncertainty.PriorSet` as ``center`` (no radius), the same over
+    the set.
 
     Examples
     --------
     >>> round(leakage_capacity([[0.75, 0.25], [0.25, 0.75]], [0.5, 0.5], 0.0), 6)  # log 1.5
     0.405465
     """
-    matrix, vector = as_mechanism_and_prior(mechanism, center)
-    return _capacity(matrix, vector, as_radius(radius, vector))
+    matrix, prior_set = _matrix_and_set(mechanism, center, radius)
+    return prior_set.capacity(matrix)
+
+
+def _matrix_and_set(mechanism, center, radius):
+    """Validate a mechanism and a PriorSet, or a center with a radius (read as the l1 ball)."""
+    from .prior_set import PriorSet, as_prior_set
+
+    if radius is None and not isinstance(center, PriorSet):
+        raise InvalidInputError("radius: required with a center prior (or pass a PriorSet)")
+    matrix = as_mechanism(mechanism)
+    prior_set = as_prior_set(center, radius)
+    if prior_set.size != matrix.shape[0]:
+        raise InvalidInputError(
+            f"prior: length must equal the number of inputs {matrix.shape[0]}, got "
+            f"{prior_set.size}"
+        )
+    return matrix, prior_set
 
 
 def _capacity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
@@ -82,17 +130,21 @@ def _capacity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
 
 
 def _divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
-    """``max_{Q in ball} D_inf(P_Y || Q_Y)`` on validated arrays.
+    """``max_{Q in ball} D_inf(P_Y || Q_Y)`` on validated arrays, rounded up.
 
-    For output y the smallest ``Q_Y(y)`` over the ball is ``P_Y(y) - (beta/2)(max col - min col)``
-    (the extreme point that moves beta/2 of mass from the column's maximum to its minimum, as in
-    the proof of Theorem 4 of 003, Appendix B), so the supremum is exact in O(N M).
+    For output y the smallest ``Q_Y(y)`` over the ball is at the extreme point that moves
+    beta/2 of mass from the column's maximum to its minimum (as in the proof of Theorem 4 of
+    003, Appendix B), so the supremum is exact in O(N M); both masses are sums of non-negative
+    terms (:func:`_worst_weights`).
     """
-    p_y = center @ matrix
-    used = p_y > 0
-    spread = matrix.max(axis=0) - matrix.min(axis=0)
-    worst = p_y[used] - 0.5 * beta * spread[used]
-    return max(0.0, float(np.max(np.log(p_y[used]) - np.log(worst))))
+    scaled, peak = rounding.scaled_columns(matrix)
+    used = peak > 0
+    weights = _worst_weights(matrix, center, beta)
+    worst = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
+    worst[(weights < 0).any(axis=0)] = 0.0
+    values = rounding.ratio_log_upper(rounding.mass_upper(center[:, None], scaled), worst)
+    values[rounding.constant_columns(matrix)] = 0.0
+    return max(0.0, float(np.max(values[used])))
 
 
 def leakage_sensitivity(

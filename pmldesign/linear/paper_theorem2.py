@@ -1,6 +1,14 @@
-"""Exact evaluation of Theorem 2 of 000 (the tight PML bound of a linear-query workload).
+"""Theorem 2 of 000 as published, evaluated exactly: kept ONLY to reproduce 000's figures.
 
-Eq. (5) of 000 (typo fixed per shared/papers/README.md) maximises over subsets I of the rows,
+Theorem 2 of 000 under-reports the leakage: its Lemma 1 examines only outputs outside
+[n w_lmin, n w_lmax], where the denominator is smallest, but the ratio peaks at the noise-free
+outputs inside. For haar(8), b = 1, alpha = 1/8 a single record leaks 1.9123 nats at y = W e_0
+while eq. (5) gives 1.6987 (docs/erratum-theorem2.md). The sound bound, exact for one record,
+is Corollary 1 (:func:`~pmldesign.linear.corollary1_bound`); every function here warns with
+:class:`~pmldesign.UnsoundBoundWarning` when its value is below it.
+
+Eq. (5) of 000 (numerator at j_* = argmin c_j, last denominator term at j^* = argmax c_j, as
+in the proof's last line) maximises over subsets I of the rows,
 i.e. over sign vectors s in {-1, +1}^m (s_l = +1 for l in I), with ``c = W^T s``:
 
     exp(eps) = max_s  exp(-c_min / b) / (alpha sum_j exp(-c_j / b) + (1 - k alpha) exp(-c_max / b)),
@@ -40,6 +48,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,8 +56,10 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import entr, logsumexp
 
+from .._errors import UnsoundBoundWarning
+from .._results import Result
 from .._validation import as_positive
-from .bounds import as_alpha, as_workload, l1_distances, prior_weights
+from .bounds import as_alpha, as_workload, corollary1_terms, l1_distances, prior_weights
 
 #: Problems with at most this many sign combinations (after merging rows) are enumerated.
 _ENUMERATE = 1 << 12
@@ -66,27 +77,27 @@ _MAX_SEARCH = 1 << 22
 _LEAF = 1 << 10
 
 
-@dataclass(frozen=True)
-class Theorem2Result:
-    """The value of Theorem 2 of 000 and how it was certified.
+@dataclass(frozen=True, repr=False)
+class Theorem2PaperResult(Result):
+    """The value of Theorem 2 of 000 (as published, unsound) and how it was computed.
 
     Attributes
     ----------
     epsilon : float
-        Certified upper bound on the leakage (nats); equal to the bound of eq. (5) when
-        ``exact``.
+        Upper bound on eq. (5) of 000 (nats), equal to it when ``exact``. NOT an upper bound
+        on the leakage: eq. (5) under-reports (see the module docstring).
     lower : float
         A value of eq. (5) attained by some subset I (a lower bound on the maximum).
     exact : bool
-        True when ``epsilon`` is the maximum of eq. (5); False when a budget ran out, in which
-        case ``epsilon`` is still a valid (conservative) privacy guarantee.
+        True when ``epsilon`` is the maximum of eq. (5); False when a budget ran out (then
+        ``epsilon`` is an upper bound on eq. (5)).
     method : str
         "dp" (alpha = 0), "trivial", "two-valued rows" (every row takes two values, e.g. 0/1:
         Corollary 1 is attained), "enumeration", "decomposition", "branch-and-bound" or
         "corollary1" (too large to search: the upper bound is eq. (7) of 000).
     signs : tuple of int
         A sign vector over the rows of W attaining ``lower`` (+1 for rows in I, -1 otherwise):
-        the output orthant where the leakage is attained (tightness, Sec. III-A of 000).
+        far out in this output orthant the leakage equals ``lower`` (it is larger elsewhere).
     """
 
     epsilon: float
@@ -507,8 +518,12 @@ class _BranchAndBound:
 # ---------------------------------------------------------------- public entry points
 
 
-def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theorem2Result:
-    """Theorem 2 of 000 (eq. (5), typo fixed per shared/papers/README.md), computed exactly.
+def theorem2_paper(workload, b: float, alpha: float,
+                   time_limit: float = 60.0) -> Theorem2PaperResult:
+    """Theorem 2 of 000 (eq. (5)) as published, computed exactly; UNSOUND, for figures only.
+
+    Warns with :class:`~pmldesign.UnsoundBoundWarning` when the value is below the sound
+    bound :func:`~pmldesign.linear.corollary1_bound` (docs/erratum-theorem2.md).
 
     Parameters
     ----------
@@ -523,13 +538,13 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
 
     Returns
     -------
-    Theorem2Result
-        ``epsilon`` (certified upper bound, exact when ``exact``), an attained ``lower`` value,
-        the engine used and, when recorded, a maximising sign vector.
+    Theorem2PaperResult
+        ``epsilon`` (upper bound on eq. (5), exact when ``exact``), an attained ``lower``
+        value, the engine used and, when recorded, a maximising sign vector.
 
     Examples
     --------
-    >>> r = theorem2(np.eye(3), 1.0, 0.25)  # the histogram workload: Theorem 4 of 002
+    >>> r = theorem2_paper(np.eye(3), 1.0, 0.25)  # 0/1 workload: equals the sound bound
     >>> bool(abs(r.epsilon + np.log(0.25 + 0.75 * np.exp(-2.0))) < 1e-12), r.exact
     (True, True)
     """
@@ -537,17 +552,38 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
     scale = as_positive(b, "b")
     limit = as_positive(time_limit, "time_limit")
     weight = as_alpha(alpha, matrix.shape[1])
-    deadline = time.perf_counter() + limit
+    result = _solve(matrix, scale, weight, time.perf_counter() + limit)
+    _warn_if_unsound(matrix, scale, weight, result.epsilon, "theorem2_paper")
+    return result
+
+
+def _warn_if_unsound(matrix: np.ndarray, b: float, alpha: float, value: float,
+                     name: str) -> None:
+    """UnsoundBoundWarning when eq. (5) is below eq. (7) beyond float noise (_TOLERANCE)."""
+    sound = float(corollary1_terms(matrix, b, alpha).max())
+    if value < sound - _TOLERANCE * max(1.0, abs(sound)):
+        warnings.warn(
+            f"{name}: Theorem 2 of 000 gives {value:.6g} nats, below the true worst-case "
+            f"leakage {sound:.6g} (one record at a noise-free output); it under-reports, use "
+            f"corollary1_bound (docs/erratum-theorem2.md)",
+            UnsoundBoundWarning,
+            stacklevel=3,
+        )
+
+
+def _solve(matrix: np.ndarray, scale: float, weight: float,
+           deadline: float) -> Theorem2PaperResult:
+    """Eq. (5) of 000 on validated inputs: reductions, then the engines."""
     p = _reduce(matrix, scale, weight)
     if p.rows.shape[0] == 0:
-        return Theorem2Result(0.0, 0.0, True, "trivial", tuple([1] * matrix.shape[0]))
+        return Theorem2PaperResult(0.0, 0.0, True, "trivial", tuple([1] * matrix.shape[0]))
     if weight == 0.0:
         return _dp(matrix, scale)
     if _two_valued(p.rows):
         return _two_valued_result(matrix, p)
     if _combos(p.mult) <= _ENUMERATE:
         eps, t = _enumerate(p.rows, p.mult, np.zeros(matrix.shape[1]), p)
-        return Theorem2Result(eps, eps, True, "enumeration", _signs(p, t))
+        return Theorem2PaperResult(eps, eps, True, "enumeration", _signs(p, t))
     decomposition = _Decomposition(p, 0.0)
     # Without zero entries every row touches every column: no part ever splits off.
     sparse = bool((p.rows == 0).any())
@@ -568,7 +604,7 @@ def theorem2(workload, b: float, alpha: float, time_limit: float = 60.0) -> Theo
             if front is not None:
                 return _front_result(front, p)
         seconds *= 2.0
-    return Theorem2Result(
+    return Theorem2PaperResult(
         float(upper), float(search.best), _close(upper, search.best), "branch-and-bound",
         _signs(p, search.coefficients()),
     )
@@ -585,13 +621,13 @@ def _decompose(engine: _Decomposition, seconds: float) -> _Front | None:
         return None
 
 
-def _front_result(front: _Front, p: _Problem) -> Theorem2Result:
+def _front_result(front: _Front, p: _Problem) -> Theorem2PaperResult:
     """eps = -min log G over the Pareto front's (c_min, c_max, L) triples, with its witness."""
     values = np.logaddexp(p.log_a + front.points[:, 2],
                           p.log_w - (front.points[:, 1] - front.points[:, 0]) / p.b)
     best = int(np.argmin(values))
     eps = float(-values[best])
-    return Theorem2Result(eps, eps, True, "decomposition", _signs(p, front.coef[best]))
+    return Theorem2PaperResult(eps, eps, True, "decomposition", _signs(p, front.coef[best]))
 
 
 def _two_valued(rows: np.ndarray) -> bool:
@@ -600,7 +636,7 @@ def _two_valued(rows: np.ndarray) -> bool:
     return bool(((np.diff(ordered, axis=1) != 0).sum(axis=1) <= 1).all())
 
 
-def _two_valued_result(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
+def _two_valued_result(matrix: np.ndarray, p: _Problem) -> Theorem2PaperResult:
     """Rows with two values u_l < v_l: Corollary 1 of 000 is attained, so it equals Theorem 2.
 
     For a class r take s_l = -1 where w_lr = v_l and +1 where w_lr = u_l (any sign on constant
@@ -608,28 +644,24 @@ def _two_valued_result(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
     ||w_j - w_r||_1 for all j at once: c_min = c_r and the ratio of eq. (5) equals the j1 = r
     term of eq. (7). Maximising over r attains eq. (7), an upper bound on eq. (5) (Appendix B of
     000). Reported: eq. (7) as the certified value, the witness's eq. (5) value as ``lower``."""
-    from .bounds import corollary1_terms
-
     terms = corollary1_terms(matrix, p.b, float(np.exp(p.log_a)))
     r = int(np.argmax(terms))
     signs = np.where(matrix[:, r] == matrix.max(axis=1), -1, 1)
     signs[np.ptp(matrix, axis=1) == 0] = 1
     lower = float(-_log_g(signs.astype(np.float64) @ matrix, p))
     upper = max(float(terms[r]), lower)
-    return Theorem2Result(upper, lower, _close(upper, lower), "two-valued rows",
+    return Theorem2PaperResult(upper, lower, _close(upper, lower), "two-valued rows",
                           tuple(int(v) for v in signs))
 
 
-def _corollary1_fallback(matrix: np.ndarray, p: _Problem) -> Theorem2Result:
+def _corollary1_fallback(matrix: np.ndarray, p: _Problem) -> Theorem2PaperResult:
     """Too large to search and not decomposable in time: Corollary 1 of 000 (eq. (7), a
     certified upper bound) with the Appendix C pattern's value as the attained lower value."""
-    from .bounds import corollary1_bound
-
     alpha = float(np.exp(p.log_a))
-    upper = corollary1_bound(matrix, p.b, alpha)
+    upper = float(corollary1_terms(matrix, p.b, alpha).max())
     signs = _dp(matrix, p.b).signs
     lower = float(-_log_g(np.asarray(signs, dtype=np.float64) @ matrix, p))
-    return Theorem2Result(upper, lower, _close(upper, lower), "corollary1", signs)
+    return Theorem2PaperResult(upper, lower, _close(upper, lower), "corollary1", signs)
 
 
 def _close(upper: float, lower: float) -> bool:
@@ -637,48 +669,26 @@ def _close(upper: float, lower: float) -> bool:
     return bool(upper - lower <= _TOLERANCE * max(1.0, abs(lower)))
 
 
-def _dp(matrix: np.ndarray, b: float) -> Theorem2Result:
+def _dp(matrix: np.ndarray, b: float) -> Theorem2PaperResult:
     """alpha = 0: eq. (5) equals eps_DP, attained by I = {l : w_{l j1} >= w_{l j2}} for the
     columns at the largest l1 distance (Appendix C of 000)."""
     distances = l1_distances(matrix)
     j1, j2 = np.unravel_index(int(np.argmax(distances)), distances.shape)
     signs = tuple(int(v) for v in np.where(matrix[:, j1] >= matrix[:, j2], 1, -1))
     eps = float(distances[j1, j2]) / b
-    return Theorem2Result(eps, eps, True, "dp", signs)
+    return Theorem2PaperResult(eps, eps, True, "dp", signs)
 
 
-def theorem2_bound(workload, b: float, alpha: float, time_limit: float = 60.0) -> float:
-    """The Theorem 2 bound of 000 in nats: ``theorem2(...).epsilon``.
-
-    Exact unless the time budget runs out; then a certified upper bound is returned and a
-    ``RuntimeWarning`` says so (use :func:`theorem2` to inspect ``exact``).
-
-    Examples
-    --------
-    >>> round(theorem2_bound(np.eye(2), 1.0, 0.0), 12)
-    2.0
-    """
-    result = theorem2(workload, b, alpha, time_limit)
-    if not result.exact:
-        import warnings
-
-        warnings.warn(
-            f"theorem2_bound: time budget ({time_limit:g} s) ran out; returning the certified "
-            f"upper bound {result.epsilon:.6g} (attained lower value {result.lower:.6g})",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    return result.epsilon
-
-
-def enumerate_theorem2(workload, b: float, alpha: float) -> float:
+def enumerate_theorem2_paper(workload, b: float, alpha: float) -> float:
     """Eq. (5) of 000 by exhaustive enumeration of all 2^m subsets (vectorised, no reduction).
 
-    The reference the exact engines are benchmarked against; O(2^m m k) work.
+    The reference :func:`theorem2_paper` is benchmarked against; O(2^m m k) work. Unsound
+    like eq. (5) itself: warns with :class:`~pmldesign.UnsoundBoundWarning` when below
+    :func:`~pmldesign.linear.corollary1_bound`.
 
     Examples
     --------
-    >>> round(enumerate_theorem2(np.eye(2), 1.0, 0.0), 12)
+    >>> round(enumerate_theorem2_paper(np.eye(2), 1.0, 0.0), 12)
     2.0
     """
     matrix = as_workload(workload)
@@ -688,7 +698,9 @@ def enumerate_theorem2(workload, b: float, alpha: float) -> float:
     m = matrix.shape[0]
     ones = np.ones(m, np.int64)
     p = _Problem(matrix, ones, np.arange(m), np.arange(m), ones, scale, log_a, log_w, m)
-    return _enumerate(matrix, ones, np.zeros(matrix.shape[1]), p)[0]
+    value = _enumerate(matrix, ones, np.zeros(matrix.shape[1]), p)[0]
+    _warn_if_unsound(matrix, scale, weight, value, "enumerate_theorem2_paper")
+    return value
 
 
-__all__ = ["Theorem2Result", "enumerate_theorem2", "theorem2", "theorem2_bound"]
+__all__ = ["Theorem2PaperResult", "enumerate_theorem2_paper", "theorem2_paper"]

@@ -1,0 +1,249 @@
+"""Categorical data as it comes: counting categories and coding values as row indices.
+
+Accepted containers: integer arrays/lists (codes ``0..N-1``), lists or arrays of strings,
+pandas Series (object, string or ``category`` dtype, whose category order is kept), 1-column
+DataFrames and dask Series (counted on the cluster). Missing values (None, NaN, pd.NA) are an
+error unless ``dropna=True``; mixed strings and numbers are an error. pandas is imported only
+for non-numpy containers and dask never (its objects are recognised by their module).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._errors import InvalidInputError
+
+#: Records counted per np.bincount call (it converts its input to intp).
+_COUNT_BLOCK = 1 << 20
+
+
+def is_dask(values: Any) -> bool:
+    """Whether ``values`` is a dask collection (recognised without importing dask)."""
+    return type(values).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def is_pandas(values: Any) -> bool:
+    return type(values).__module__.split(".")[0] == "pandas"
+
+
+def one_column(values: Any, name: str) -> Any:
+    """A DataFrame with exactly one column becomes that column; other values pass through."""
+    if getattr(values, "ndim", 1) != 2 or not hasattr(values, "columns"):
+        return values
+    columns = values.columns
+    if len(columns) != 1:
+        raise InvalidInputError(
+            f"{name}: a DataFrame must have exactly one column, got {len(columns)} "
+            f"({', '.join(map(str, list(columns)[:5]))}); select one with df['column']"
+        )
+    return values[columns[0]]
+
+
+def _missing_error(name: str, count: int, where: Any) -> InvalidInputError:
+    return InvalidInputError(
+        f"{name}: {count} missing value(s) (first at {where!r}); drop them with dropna=True "
+        "or fill them with a category"
+    )
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str | np.str_):
+        return "string"
+    if isinstance(value, bool | np.bool_):
+        return "boolean"
+    if isinstance(value, int | np.integer):
+        return "integer"
+    if isinstance(value, float | np.floating):
+        return "integer" if float(value).is_integer() else "fractional number"
+    return type(value).__name__
+
+
+def check_labels(labels: list, name: str) -> tuple:
+    """Labels of one kind: all strings, or all integers (integral floats become int)."""
+    kinds = {_kind(v) for v in labels}
+    if len(kinds) > 1:
+        raise InvalidInputError(
+            f"{name}: mixed types ({', '.join(sorted(kinds))}); a column must hold only "
+            "category strings or only integer codes"
+        )
+    kind = kinds.pop() if kinds else "string"
+    if kind == "string":
+        return tuple(str(v) for v in labels)
+    if kind == "integer":
+        return tuple(int(v) for v in labels)
+    raise InvalidInputError(
+        f"{name}: values must be category labels (strings) or integer codes, got {kind} "
+        f"values such as {labels[0]!r}"
+    )
+
+
+def category_counts(values: Any, categories=None, *, dropna: bool = False,
+                    name: str = "samples") -> tuple[tuple, np.ndarray]:
+    """``(labels, counts)``: how often each category occurs.
+
+    Labels are ``categories`` when given (values outside it are an error), else the categories
+    of a ``category`` dtype, else ``0..max`` for integer codes, else the sorted distinct strings.
+
+    Examples
+    --------
+    >>> category_counts(["b", "a", "b"])
+    (('a', 'b'), array([1, 2]))
+    >>> category_counts([0, 2, 2])
+    ((0, 1, 2), array([1, 0, 2]))
+    >>> category_counts(["a", None], dropna=True, categories=["a", "z"])
+    (('a', 'z'), array([1, 0]))
+    """
+    values = one_column(values, name)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim == 1:
+        return _integer_counts(values, categories, name)
+    if is_dask(values):
+        counts, nulls, dtype = _dask_counts(values)
+    else:
+        import pandas as pd
+
+        series = values if isinstance(values, pd.Series) else pd.Series(_as_1d(values, name),
+                                                                         dtype=object)
+        if series.shape[0] == 0:
+            raise InvalidInputError(f"{name}: empty; needs at least one value")
+        missing = series.isna()
+        nulls = (int(missing.sum()), series.index[missing.to_numpy()][:1].tolist())
+        counts, dtype = series.value_counts(sort=False, dropna=True), series.dtype
+    if nulls[0] and not dropna:
+        raise _missing_error(name, nulls[0], nulls[1][0] if nulls[1] else "a partition")
+    if counts.sum() == 0:
+        raise InvalidInputError(f"{name}: no values left (empty, or all missing)")
+    seen = check_labels(list(counts.index), name)
+    lookup = dict(zip(seen, counts.to_numpy(), strict=True))
+    if categories is not None:
+        labels = check_labels(list(categories), "categories")
+    elif str(dtype) == "category":
+        labels = check_labels(list(dtype.categories), name)
+    elif seen and isinstance(seen[0], int):
+        if min(seen) < 0:
+            raise InvalidInputError(
+                f"{name}: integer codes must be >= 0, found {min(seen)}; pass categories=..."
+            )
+        labels = tuple(range(max(seen) + 1))
+    else:
+        labels = tuple(sorted(seen))
+    unknown = [v for v in seen if v not in set(labels) and lookup[v] > 0]
+    if unknown:
+        raise InvalidInputError(
+            f"{name}: value {unknown[0]!r} is not one of the categories "
+            f"({', '.join(map(repr, labels[:8]))}{', ...' if len(labels) > 8 else ''})"
+        )
+    return labels, np.array([int(lookup.get(v, 0)) for v in labels], dtype=np.int64)
+
+
+def _as_1d(values: Any, name: str) -> list | np.ndarray:
+    if isinstance(values, str) or np.ndim(values) != 1:
+        raise InvalidInputError(f"{name}: must be a 1-D sequence of values, got {values!r:.60}")
+    return values if isinstance(values, np.ndarray) else list(values)
+
+
+def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, np.ndarray]:
+    if values.size == 0:
+        raise InvalidInputError(f"{name}: empty; needs at least one value")
+    low, high = int(values.min()), int(values.max())
+    if categories is None:
+        if low < 0:
+            raise InvalidInputError(
+                f"{name}: integer codes must be >= 0, found {low}; pass categories=..."
+            )
+        labels = tuple(range(high + 1))
+    else:
+        labels = check_labels(list(categories), "categories")
+    codes = codes_for(values, labels, name)
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for start in range(0, codes.shape[0], _COUNT_BLOCK):  # bincount copies to intp: bound it
+        counts += np.bincount(codes[start : start + _COUNT_BLOCK], minlength=len(labels))
+    return labels, counts
+
+
+def _dask_counts(values: Any):
+    """Counts, (number missing, []) and dtype of a dask Series, in one pass over the data."""
+    import dask
+
+    # per-partition counts summed on the client: M numbers per partition, no shuffle
+    per_part = values.map_partitions(
+        lambda part: part.value_counts(dropna=True).rename("count").rename_axis("value")
+        .reset_index().astype({"value": object}),
+        meta={"value": object, "count": "int64"})
+    parts, nulls = dask.compute(per_part, values.isna().sum())
+    counts = parts.groupby("value", sort=False)["count"].sum()
+    return counts, (int(nulls), []), values.dtype
+
+
+def _code_dtype(n: int) -> np.dtype:
+    return np.min_scalar_type(max(n - 1, 0)) if n <= 2**15 else np.dtype(np.int64)
+
+
+def codes_for(values: Any, labels: tuple, name: str = "values") -> np.ndarray:
+    """Row index of every value in ``labels`` (small integer dtype); unknown values raise.
+
+    Integer arrays with labels ``0..N-1`` are checked and returned as they are (no copy).
+
+    Examples
+    --------
+    >>> codes_for(["b", "a", "b"], ("a", "b")).tolist()
+    [1, 0, 1]
+    """
+    values = one_column(values, name)
+    n = len(labels)
+    if is_pandas(values) and getattr(values.dtype, "kind", "") in "iu":
+        values = values.to_numpy()  # plain integer column: the fast path below, no hashing
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and all(
+        isinstance(v, int) for v in labels
+    ):
+        return _integer_codes(values, labels, name)
+    import pandas as pd
+
+    data = values if isinstance(values, pd.Series) else pd.Series(_as_1d(values, name),
+                                                                 dtype=object)
+    if data.shape[0] == 0:
+        raise InvalidInputError(f"{name}: empty; needs at least one value")
+    index = pd.Index(list(labels), dtype=object)
+    if isinstance(data.dtype, pd.CategoricalDtype):  # recode the categories, not the records
+        check_labels(list(data.dtype.categories), name)
+        recode = np.append(index.get_indexer(data.cat.categories), -1)
+        codes = recode[data.cat.codes.to_numpy()]
+    else:
+        codes = index.get_indexer(data)
+    bad = codes < 0
+    if bad.any():
+        first = int(np.argmax(bad))
+        value = data.iloc[first]
+        if pd.isna(value):
+            raise _missing_error(name, int(bad.sum()), data.index[first])
+        raise _unknown(name, value, labels)
+    return codes.astype(_code_dtype(n), copy=False)
+
+
+def _unknown(name: str, value: Any, labels: tuple) -> InvalidInputError:
+    shown = ", ".join(map(repr, labels[:8])) + (", ..." if len(labels) > 8 else "")
+    return InvalidInputError(
+        f"{name}: value {value!r} is not an input of the mechanism ({shown}); map it to a "
+        "category or design a mechanism that includes it"
+    )
+
+
+def _integer_codes(values: np.ndarray, labels: tuple, name: str) -> np.ndarray:
+    if values.size == 0:
+        raise InvalidInputError(f"{name}: empty; needs at least one value")
+    low, high = int(values.min()), int(values.max())
+    if labels == tuple(range(len(labels))):
+        if low < 0 or high >= len(labels):
+            raise _unknown(name, low if low < 0 else high, labels)
+        return values
+    base = min(labels)
+    span = max(labels) - base + 1
+    lut = np.full(span, -1, dtype=np.int64)
+    lut[np.asarray(labels) - base] = np.arange(len(labels))
+    if low < base or high >= base + span:
+        raise _unknown(name, low if low < base else high, labels)
+    codes = lut[values.astype(np.int64) - base]
+    if (codes < 0).any():
+        raise _unknown(name, values[int(np.argmax(codes < 0))], labels)
+    return codes.astype(_code_dtype(len(labels)))

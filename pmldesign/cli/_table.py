@@ -1,0 +1,163 @@
+"""Tables for the data commands: read a CSV/Parquet column, write the table back atomically.
+
+CSV is read with every column as text (other columns pass through byte-identical in value);
+an empty cell in the chosen column is a missing value. Parquet keeps its column types.
+With ``engine="dask"`` the table is a lazy dask DataFrame read in blocks, so files larger
+than memory stream through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .._errors import InvalidInputError
+from .._files import atomic_path
+from ..mechanism import Mechanism
+from . import _io
+
+ENGINES = click.Choice(["pandas", "dask"])
+#: Bytes of CSV per dask partition: bounds the memory per worker (a partition of short text
+#: cells takes about 5-10x its bytes in pandas). The partitioning, and so the output under a
+#: seed, depends on it.
+BLOCKSIZE = "16MB"
+
+
+def _is_parquet(path: str) -> bool:
+    return Path(path).suffix.lower() in (".parquet", ".pq")
+
+
+def read_table(path: str, engine: str = "pandas"):
+    """The whole table (pandas or lazy dask DataFrame)."""
+    if not Path(path).exists():
+        raise InvalidInputError(f"DATA: file not found: {path}")
+    text = {"dtype": str, "keep_default_na": False, "na_filter": False}
+    try:
+        if engine == "dask":
+            import dask.dataframe as dd
+
+            if _is_parquet(path):
+                return dd.read_parquet(path)
+            return dd.read_csv(path, blocksize=BLOCKSIZE, **text)
+        import pandas as pd
+
+        return pd.read_parquet(path) if _is_parquet(path) else pd.read_csv(path, **text)
+    except (ValueError, OSError, ImportError) as exc:
+        message = " ".join(str(exc).split())[:200]
+        raise InvalidInputError(f"DATA: cannot read {path} as CSV or Parquet: {message}") from None
+
+
+def column_of(table, column: str | None, path: str):
+    """The chosen column as text labels (empty CSV cells become missing values)."""
+    if column is None:
+        if len(table.columns) != 1:
+            raise InvalidInputError(
+                f"--column: {path} has {len(table.columns)} columns "
+                f"({', '.join(map(str, table.columns[:8]))}); choose one with --column"
+            )
+        column = table.columns[0]
+    if column not in table.columns:
+        raise InvalidInputError(
+            f"--column: {column!r} is not a column of {path} "
+            f"(columns: {', '.join(map(str, table.columns[:8]))})"
+        )
+    series = table[column]
+    if str(series.dtype) == "category":
+        return series.cat.rename_categories(lambda v: str(v))
+    missing = series.isna() | (series.astype(str) == "")
+    return series.astype(str).mask(missing)
+
+
+def read_samples(path: str, column: str | None, categories: str | None, alphabet):
+    """``(samples, categories)``: integer codes from a plain file, else a table's column."""
+    labels = None if categories is None else [v.strip() for v in categories.split(",")]
+    if alphabet is not None:
+        if labels is not None:
+            raise click.UsageError("--alphabet and --categories: give one")
+        labels = list(range(alphabet))
+    if column is None:
+        try:
+            return _io.load_samples(path), labels
+        except InvalidInputError:
+            pass  # not a plain list of codes: a table with a header
+    values = column_of(read_table(path), column, path)
+    if labels is not None and alphabet is not None:
+        labels = [str(v) for v in labels]
+    return values, labels
+
+
+def text_labels(mechanism: Mechanism) -> Mechanism:
+    """The mechanism with its labels as strings (CSV cells are text)."""
+    return mechanism.relabel([str(v) for v in mechanism.inputs],
+                             [str(v) for v in mechanism.outputs])
+
+
+def write_table(table, path: str) -> None:
+    """Write CSV (no index) or Parquet by extension, atomically (nothing on failure).
+
+    Errors of the writers (a folder that does not exist, a type Parquet cannot store) become
+    one-line :class:`~pmldesign.InvalidInputError` messages.
+    """
+    if not Path(path).parent.is_dir():
+        raise InvalidInputError(f"--output: folder {Path(path).parent} does not exist")
+    try:
+        _write_table(table, path)
+    except (OSError, ValueError, TypeError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        message = " ".join(str(exc).split())[:200]
+        raise InvalidInputError(f"--output: cannot write {path}: {message}") from None
+
+
+def _write_table(table, path: str) -> None:
+    """:func:`write_table` without the error translation.
+
+    A dask table is written partition by partition: one CSV file, or for Parquet a folder of
+    part files at ``path`` (renamed into place when complete).
+    """
+    dask = type(table).__module__.split(".")[0] in ("dask", "dask_expr")
+    if dask and _is_parquet(path):
+        import os
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(dir=Path(path).parent, prefix=f".{Path(path).name}.")
+        try:
+            table.to_parquet(folder, write_index=False)
+            os.replace(folder, path)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return
+    with atomic_path(path) as tmp:
+        if _is_parquet(path):
+            table.to_parquet(tmp, index=False)
+        elif dask:
+            _stream_csv(table, tmp)
+        else:
+            table.to_csv(tmp, index=False)
+
+
+def _stream_csv(table, path) -> None:
+    """Compute a few partitions at a time (one per worker) and append them to one CSV.
+
+    dask's ``to_csv(single_file=True)`` serialises the writes but lets the reads run ahead,
+    so memory grows with the file; here at most one batch of partitions is in memory.
+    """
+    import os
+
+    import dask
+
+    try:
+        from dask.distributed import get_client
+
+        batch = max(1, len(get_client().scheduler_info()["workers"]))
+    except (ImportError, ValueError):
+        batch = os.cpu_count() or 1
+    parts = table.to_delayed()
+    with open(path, "w", newline="") as handle:
+        for start in range(0, len(parts), batch):
+            frames = dask.compute(*parts[start : start + batch])
+            for k, frame in enumerate(frames):
+                frame.to_csv(handle, index=False, header=start + k == 0)

@@ -1,0 +1,56 @@
+"""``pmldesign estimate``: category shares from a privatised column, with intervals."""
+
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from . import _io, _table
+from .privatize import dask_workers
+
+
+@click.command("estimate")
+@click.argument("data", type=click.Path())
+@click.option("--column", default=None, help="Privatised column (default: the only one).")
+@click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
+              help="The mechanism that privatised it (.json, .csv or .npy).")
+@click.option("--method", default="auto", show_default=True,
+              type=click.Choice(["auto", "inversion", "em", "least_squares"]),
+              help="auto: unbiased inversion at full row rank, else EM.")
+@click.option("--confidence", default=0.95, show_default=True, type=float,
+              help="Nominal coverage of the intervals.")
+@click.option("--engine", default="pandas", show_default=True, type=_table.ENGINES,
+              help="dask: count files larger than memory, partition by partition.")
+@click.option("--workers", default=None, type=click.IntRange(min=1),
+              help="With --engine dask: run on a local cluster of this many processes.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
+def estimate_command(data, column, mechanism_path, method, confidence, engine, workers,
+                     as_json) -> None:
+    """Estimate the share of every input category from the privatised COLUMN of DATA.
+
+    Example: pmldesign estimate private.csv --column answer --mechanism mech.json. Shares the
+    mechanism merged cannot be recovered: they are flagged and get the widest interval the
+    data allow.
+    """
+    from ..mechanism import load_mechanism
+    from ..release import IdentifiabilityWarning, estimate_frequencies
+
+    mechanism = _table.text_labels(load_mechanism(mechanism_path))
+    values = _table.column_of(_table.read_table(data, engine), column, data)
+    with dask_workers(engine, workers), warnings.catch_warnings():
+        warnings.simplefilter("ignore", IdentifiabilityWarning)
+        result = estimate_frequencies(values, mechanism, method=method, confidence=confidence)
+    if as_json:
+        _io.print_json(result.to_dict(), "estimate")
+        return
+    rows = [[str(label), _io.fmt(e, 4), _io.fmt(s, 4), _io.fmt(lo, 4), _io.fmt(hi, 4),
+             "yes" if ok else "no (merged)"]
+            for label, e, s, lo, hi, ok in zip(result.estimate.index, result.estimate,
+                                              result.stderr, result.lower, result.upper,
+                                              result.identifiable, strict=True)]
+    level = f"{100 * result.confidence:g}%"
+    _io.console().print(_io.table(
+        f"Estimated shares from {result.n:,} privatised records ({result.method})",
+        ["category", "estimate", "std. error", f"{level} lower", f"{level} upper",
+         "identifiable"], rows))

@@ -1,0 +1,104 @@
+"""The feasible sets of mechanism design, stated once (the specification every formulation reads).
+
+For a convex set S of full-support priors with finitely many extreme points the eps-PML
+mechanisms for every prior of S are
+
+    M(eps, S) = {P row-stochastic : for every output y,
+                 max_x P(y|x) <= e^eps min_{Q in S} <Q, P(.|y)>}
+
+(Lemma 1 of [15] for one prior, Proposition 2 of 003 for the l1 ball, and Corollary 1 of 003
+for any such S: leakage is convex in the prior, so its supremum is attained at an extreme point).
+The set states its worst case as floors (:class:`~pmldesign.uncertainty.prior_set.Floors`),
+``min_{Q in S} <Q, c> = min_k <q_k, c> + s_k min c - r_k max c``, so with ``c`` a column the
+constraint is one *cap row* per floor k::
+
+    a_k max c <= <b_k, c> + d_k min c,   a_k = 1 + e^eps r_k,  b_k = e^eps q_k,  d_k = e^eps s_k.
+
+======================  =======================================  =============================
+set                     floors                                   cap rows
+======================  =======================================  =============================
+fixed prior P           ``(P, 0, 0)``                            ``max c <= e^eps <P, c>``
+l1 ball B_beta(P)       ``(P, beta/2, beta/2)``                  eqs. (10)-(13) of 003
+vertices Q_1..Q_k       ``(Q_j, 0, 0)`` for each j               one row per vertex
+box {Q >= lower}        ``(lower, 1 - sum lower, 0)``            one row
+eps-LDP (the simplex)   ``(0, 1, 0)``                            ``max c <= e^eps min c``
+======================  =======================================  =============================
+
+eps-LDP is PML over the whole simplex: ``min_Q <Q, c> = min c``. A set with one cap row is a
+cone ``a max c <= b <nu, c> + d min c`` with ``nu = q / sum(q)`` and ``b = e^eps sum(q)``
+(:func:`cap_row`), the form the column-generation engines price over
+(:func:`.polytope.cap_coefficients`). Formulations: the CVXPY model of
+:mod:`.polytope`, the compact LP of :mod:`.set_lp`, the sparse LP of :mod:`.linear_gain` and
+the column families of :mod:`.lift_columns` / :mod:`.two_level` (fixed prior, ball, LDP).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..uncertainty.prior_set import Floors, PriorSet
+
+
+def cap_row(eps: float, weights, at_min, at_max) -> tuple:
+    """``(a, b, d)`` of the cap row of a floor ``(q, s, r)``: ``a = 1 + e^eps r``,
+    ``b = e^eps q``, ``d = e^eps s`` (module docstring); numpy arrays work elementwise, and a
+    scalar ``weights = sum(q)`` gives the cone ``a max c <= b <q / sum(q), c> + d min c``.
+
+    Examples
+    --------
+    >>> cap_row(math.log(2), 1.0, 0.25, 0.25)  # l1 ball of radius 0.5
+    (1.5, 2.0, 0.5)
+    """
+    e_eps = math.exp(eps)
+    return 1.0 + at_max * e_eps, e_eps * weights, at_min * e_eps
+
+
+@dataclass(frozen=True, eq=False)
+class FeasibleSet:
+    """``M(eps, S)`` as cap rows ``a[k] max c <= <b[k], c> + d[k] min c`` for every column c.
+
+    Attributes
+    ----------
+    eps : float
+        The budget.
+    a, d : numpy.ndarray
+        (k,) coefficients of ``max c`` and ``min c``.
+    b : numpy.ndarray
+        (k, N) weights of ``<b[k], c>``.
+    """
+
+    eps: float
+    a: np.ndarray
+    b: np.ndarray
+    d: np.ndarray
+
+    @classmethod
+    def from_floors(cls, floors: Floors, eps: float) -> FeasibleSet:
+        """The cap rows of a set's floors at budget eps."""
+        return cls(eps, *cap_row(eps, floors.weights, floors.at_min, floors.at_max))
+
+    @classmethod
+    def for_set(cls, prior_set: PriorSet, eps: float) -> FeasibleSet:
+        """``M(eps, S)`` for a :class:`~pmldesign.uncertainty.PriorSet`.
+
+        Examples
+        --------
+        >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.25, 0.75]])
+        >>> F = FeasibleSet.for_set(S, math.log(2))
+        >>> F.a.tolist(), F.b.tolist(), F.d.tolist()
+        ([1.0, 1.0], [[1.0, 1.0], [0.5, 1.5]], [0.0, 0.0])
+        """
+        return cls.from_floors(prior_set.floors(), eps)
+
+    @classmethod
+    def ldp(cls, n: int, eps: float) -> FeasibleSet:
+        """eps-LDP on n inputs: the whole simplex, one floor ``(0, 1, 0)``."""
+        return cls.from_floors(Floors(np.zeros((1, n)), np.ones(1), np.zeros(1)), eps)
+
+    @property
+    def size(self) -> int:
+        """N, the number of inputs."""
+        return int(self.b.shape[1])

@@ -1,0 +1,354 @@
+"""Labelled mechanisms: a row-stochastic matrix with input/output labels and its guarantee.
+
+:class:`Mechanism` is a base-level value type (numpy only, beside the validators) so that every
+layer may return or accept it; everything about data (privatising columns, estimating shares,
+Dask) lives in :mod:`pmldesign.release`. A ``Mechanism`` works wherever an array is accepted
+(``np.asarray(m)``, arithmetic, ``certify(m, prior)``).
+
+JSON document (version 1, the JSON Schema ships as ``pmldesign/schemas/mechanism-v1.json``)::
+
+    {"format": "pmldesign.mechanism", "version": 1,
+     "inputs": ["a", "b"], "outputs": ["a", "b"],          # strings or integers, unique
+     "matrix": [[0.75, 0.25], [0.25, 0.75]],               # rows = inputs, each sums to 1
+     "guarantee": {"eps": 0.4, "delta": 0.0, "radius": null, "prior": [0.5, 0.5],
+                   "n_samples": null, "utility": "linear", "method": "design"}}
+
+``guarantee`` may be ``null`` (nothing certified is known); inside it every key is optional.
+Floats are written with Python's shortest round-trip repr, so ``from_json(m.to_json())``
+reproduces the matrix bit for bit.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from ._errors import InvalidInputError
+from ._files import atomic_path
+from ._json import jsonable
+from ._validation import as_mechanism
+
+FORMAT = "pmldesign.mechanism"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What is certified about a mechanism (every field optional).
+
+    Attributes
+    ----------
+    eps, delta : float or None
+        eps-PML for the true prior with probability >= 1 - delta (delta 0: for sure).
+    radius : float or None
+        l1 radius of the prior set (the guarantee holds for every prior within it of ``prior``).
+    prior : tuple of float or None
+        The prior, or the center of the prior set (e.g. the empirical estimate).
+    n_samples : int or None
+        Samples behind the estimated prior.
+    utility : str or None
+        The objective it was designed for (``"mutual_information"``, ``"linear"``, ...).
+    method : str or None
+        How it was made.
+    """
+
+    eps: float | None = None
+    delta: float | None = None
+    radius: float | None = None
+    prior: tuple[float, ...] | None = None
+    n_samples: int | None = None
+    utility: str | None = None
+    method: str | None = None
+
+    def to_dict(self) -> dict:
+        """Plain-Python view (JSON-safe)."""
+        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Guarantee:
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise InvalidInputError(
+                f"guarantee: unknown keys {unknown}; allowed: {', '.join(sorted(names))}"
+            )
+        clean = dict(data)
+        for key in ("eps", "delta", "radius"):
+            if clean.get(key) == "inf":
+                clean[key] = math.inf
+        if clean.get("prior") is not None:
+            clean["prior"] = tuple(float(v) for v in clean["prior"])
+        return cls(**clean)
+
+
+def _labels(values: Any, size: int, name: str) -> tuple:
+    """Validated labels: strings or integers, unique, one per row/column (default 0..size-1)."""
+    if values is None:
+        return tuple(range(size))
+    labels = []
+    for value in list(values):
+        if isinstance(value, str | np.str_):
+            labels.append(str(value))
+        elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+            labels.append(int(value))
+        else:
+            raise InvalidInputError(
+                f"{name}: labels must be strings or integers, got {value!r} "
+                f"({type(value).__name__}); convert them with str()"
+            )
+    if len(labels) != size:
+        raise InvalidInputError(f"{name}: needs {size} labels (one per {name[:-1]}), got "
+                                f"{len(labels)}")
+    if len(set(labels)) != size:
+        twice = next(v for v in labels if labels.count(v) > 1)
+        raise InvalidInputError(f"{name}: labels must be unique, {twice!r} appears twice")
+    return tuple(labels)
+
+
+@dataclass(frozen=True, eq=False)
+class Mechanism(NDArrayOperatorsMixin):
+    """A row-stochastic matrix ``P(y | x)`` with labelled inputs and outputs.
+
+    Parameters
+    ----------
+    matrix : (N, M) array_like
+        Row-stochastic (rows = inputs, columns = outputs); stored as a read-only float copy.
+    inputs, outputs : sequence of str or int, optional
+        Labels (default ``0..N-1`` and ``0..M-1``).
+    guarantee : Guarantee or dict, optional
+        What is certified about it.
+
+    Examples
+    --------
+    >>> m = Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["no", "yes"], outputs=["no", "yes"])
+    >>> m
+    Mechanism(2 inputs x 2 outputs)
+             no    yes
+    no   0.7500 0.2500
+    yes  0.2500 0.7500
+    >>> float(np.asarray(m).sum()), (m * 2)[0, 0]
+    (2.0, np.float64(1.5))
+    >>> Mechanism.from_json(m.to_json()).inputs
+    ('no', 'yes')
+    """
+
+    matrix: np.ndarray
+    inputs: tuple = None  # type: ignore[assignment]
+    outputs: tuple = None  # type: ignore[assignment]
+    guarantee: Guarantee | None = None
+
+    def __post_init__(self) -> None:
+        source = self.matrix.matrix if isinstance(self.matrix, Mechanism) else self.matrix
+        matrix = as_mechanism(source).copy()
+        matrix.setflags(write=False)
+        set_ = object.__setattr__
+        set_(self, "matrix", matrix)
+        set_(self, "inputs", _labels(self.inputs, matrix.shape[0], "inputs"))
+        set_(self, "outputs", _labels(self.outputs, matrix.shape[1], "outputs"))
+        if isinstance(self.guarantee, dict):
+            set_(self, "guarantee", Guarantee.from_dict(self.guarantee))
+        elif self.guarantee is not None and not isinstance(self.guarantee, Guarantee):
+            raise InvalidInputError(
+                f"guarantee: must be a Guarantee, a dict or None, got {type(self.guarantee)}"
+            )
+
+    # --- array behaviour -------------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        # a writable copy unless copy=False: code that accepts arrays may modify them in place
+        if copy is False:
+            return self.matrix if dtype is None else self.matrix.astype(dtype, copy=False)
+        return np.array(self.matrix, dtype=dtype)
+
+    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+        args = tuple(a.matrix if isinstance(a, Mechanism) else a for a in args)
+        return getattr(ufunc, method)(*args, **kwargs)
+
+    def __getitem__(self, key):
+        return self.matrix[key]
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(N, M)``."""
+        return self.matrix.shape
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    @property
+    def has_default_inputs(self) -> bool:
+        """Whether the inputs are the integer codes ``0..N-1``."""
+        return self.inputs == tuple(range(self.shape[0]))
+
+    # --- text ------------------------------------------------------------------------------
+    def _header(self) -> str:
+        head = f"Mechanism({self.shape[0]} inputs x {self.shape[1]} outputs"
+        g = self.guarantee
+        if g is not None and g.eps is not None:
+            head += f", eps={g.eps:.6g}"
+            if g.delta:
+                head += f", delta={g.delta:.3g}"
+        return head + ")"
+
+    def __repr__(self) -> str:
+        names_in = [str(v) for v in self.inputs]
+        names_out = [str(v) for v in self.outputs]
+        width = max(6, *(len(v) for v in names_out))
+        left = max(len(v) for v in names_in) + 2
+        lines = [self._header(), " " * left + " ".join(v.rjust(width) for v in names_out)]
+        for name, row in zip(names_in, self.matrix, strict=True):
+            cells = " ".join(f"{v:.4f}".rjust(width) for v in row)
+            lines.append(name.ljust(left) + cells)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        head = "".join(f"<th>{esc(str(v))}</th>" for v in self.outputs)
+        body = "".join(
+            f"<tr><th>{esc(str(x))}</th>" + "".join(f"<td>{v:.4f}</td>" for v in row) + "</tr>"
+            for x, row in zip(self.inputs, self.matrix, strict=True)
+        )
+        return (f"<p>{esc(self._header())}</p><table><thead><tr><th>x \\ y</th>{head}</tr>"
+                f"</thead><tbody>{body}</tbody></table>")
+
+    # --- serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The version-1 JSON document as plain Python (see the module docstring)."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "inputs": list(self.inputs),
+            "outputs": list(self.outputs),
+            "matrix": self.matrix.tolist(),
+            "guarantee": None if self.guarantee is None else self.guarantee.to_dict(),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The version-1 JSON document as text."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Mechanism:
+        """Read a version-1 document (a dict); anything else is an InvalidInputError."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InvalidInputError(
+                f"mechanism: not a pmldesign mechanism document (needs \"format\": \"{FORMAT}\")"
+            )
+        if data.get("version") != VERSION:
+            raise InvalidInputError(
+                f"mechanism: unsupported version {data.get('version')!r}; this pmldesign reads "
+                f"version {VERSION}"
+            )
+        extra = sorted(set(data) - {"format", "version", "inputs", "outputs", "matrix",
+                                    "guarantee"})
+        if extra or "matrix" not in data:
+            raise InvalidInputError(f"mechanism: needs a matrix and no unknown keys, got {extra}")
+        return cls(data["matrix"], data.get("inputs"), data.get("outputs"),
+                   data.get("guarantee"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Mechanism:
+        """Inverse of :meth:`to_json`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"mechanism: not valid JSON ({exc})") from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write to ``path`` by extension: ``.json`` (labels and guarantee), ``.csv``, ``.npy``.
+
+        The file is written atomically (a temporary file renamed into place).
+        """
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".json", ".csv", ".npy"):
+            raise InvalidInputError(
+                f"path: extension must be .json, .csv or .npy, got {suffix or 'none'!r}"
+            )
+        with atomic_path(path) as tmp:
+            if suffix == ".json":
+                tmp.write_text(self.to_json() + "\n")
+            elif suffix == ".csv":
+                np.savetxt(tmp, self.matrix, delimiter=",", fmt="%.17g")
+            else:
+                with open(tmp, "wb") as handle:
+                    np.save(handle, self.matrix, allow_pickle=False)
+
+    def relabel(self, inputs=None, outputs=None) -> Mechanism:
+        """The same matrix and guarantee with new labels (``None`` keeps the current ones)."""
+        return Mechanism(self.matrix, self.inputs if inputs is None else inputs,
+                         self.outputs if outputs is None else outputs, self.guarantee)
+
+
+def labels_of(prior: Any) -> tuple | None:
+    """The labels of a prior given as a pandas Series (its index), else ``None``."""
+    index = getattr(prior, "index", None)
+    if index is None or isinstance(prior, np.ndarray) or callable(index):
+        return None
+    return tuple(index)
+
+
+def labelled(matrix: Any, prior: Any, *, same_outputs: bool, **guarantee: Any):
+    """``matrix`` as a :class:`Mechanism` labelled by ``prior``'s index, or unchanged.
+
+    Mechanism-returning functions call this: when the prior is a pandas Series its index
+    labels the inputs (and the outputs, when they correspond to the inputs) and the
+    guarantee records ``guarantee``; an unlabelled prior gives the plain array back.
+    """
+    labels = labels_of(prior)
+    if labels is None:
+        return matrix
+    prior_values = tuple(float(v) for v in np.asarray(prior, dtype=np.float64))
+    return Mechanism(matrix, labels, labels if same_outputs else None,
+                     Guarantee(prior=prior_values, **guarantee))
+
+
+def load_mechanism(path: str | Path) -> Mechanism:
+    """Read a mechanism by extension.
+
+    ``.json``: a version-1 document, an object whose ``"mechanism"`` key holds one (or a list of
+    rows; e.g. ``pmldesign design --json`` output), or a plain list of rows. ``.npy`` and
+    ``.csv`` (comma-separated rows, ``#`` comments): the matrix, labelled ``0..N-1``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.json"
+    >>> Mechanism([[1.0, 0.0], [0.5, 0.5]], inputs=["a", "b"]).save(path)
+    >>> load_mechanism(path).inputs
+    ('a', 'b')
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidInputError(f"mechanism: file not found: {path}")
+    suffix = file.suffix.lower()
+    try:
+        if suffix == ".npy":
+            return Mechanism(np.load(file, allow_pickle=False))
+        if suffix != ".json":
+            return Mechanism(np.loadtxt(file, delimiter=",", ndmin=2, comments="#"))
+        data = json.loads(file.read_text())
+    except (ValueError, OSError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        message = " ".join(str(exc).split())
+        raise InvalidInputError(
+            f"mechanism: cannot read {path} as a mechanism (.json document, .csv rows or .npy): "
+            f"{message}"
+        ) from None
+    if isinstance(data, dict) and "format" not in data and "mechanism" in data:
+        data = data["mechanism"]
+    if isinstance(data, list):
+        return Mechanism(data)
+    return Mechanism.from_dict(data)

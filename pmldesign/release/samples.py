@@ -1,0 +1,138 @@
+"""Design from data: estimate the prior, take the l1 radius, design over the ball, certify.
+
+003 Secs. III-V as one call: the empirical prior of the samples (eq. (3)), the radius
+``beta*(delta)`` of eq. (7) that holds the true prior with probability >= 1 - delta
+(Theorem 2), the optimal ``target_eps``-PML mechanism for every prior of that ball
+(Proposition 2), and its certificate, returned as a labelled :class:`~pmldesign.Mechanism`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import InvalidInputError
+from .._json import jsonable
+from ..certification import Certificate, certify_counts
+from ..design import Comparison, DesignResult, compare, design
+from ..design.api import objective
+from ..mechanism import Guarantee, Mechanism
+from ..uncertainty.calibration import Calibration, calibrate, category_inputs
+from ..uncertainty.estimation import prior_from_counts
+from .estimate import identifiable_shares
+
+
+@dataclass(frozen=True)
+class SampleDesign:
+    """:func:`design_from_samples` result.
+
+    Attributes
+    ----------
+    mechanism : Mechanism
+        Labelled by the categories; ``mechanism.guarantee`` holds the certified (eps, delta).
+    calibration : Calibration
+        Estimate, radius and the fixed-prior design eps of the same target.
+    certificate : Certificate
+        ``certificate.guarantee == (eps, delta)`` with ``eps <= target_eps``.
+    design : DesignResult
+        The optimiser's result (utility, bound, method, timing).
+    comparison : Comparison or None
+        With ``baselines=True``: randomized response and optimal LDP at the same guarantee.
+    """
+
+    mechanism: Mechanism
+    calibration: Calibration
+    certificate: Certificate
+    design: DesignResult
+    comparison: Comparison | None = None
+
+    @property
+    def non_identifiable(self) -> tuple:
+        """Categories whose shares cannot be estimated from the outputs (merged inputs)."""
+        ok = identifiable_shares(self.mechanism.matrix)
+        return tuple(label for label, good in zip(self.mechanism.inputs, ok, strict=True)
+                     if not good)
+
+    def to_dict(self) -> dict:
+        """Plain-Python view for JSON (the mechanism as its version-1 document)."""
+        out = {
+            "mechanism": self.mechanism.to_dict(),
+            "calibration": self.calibration.to_dict(),
+            "certificate": self.certificate.to_dict(),
+            "utility": self.design.utility,
+            "non_identifiable": list(self.non_identifiable),
+        }
+        if self.comparison is not None:
+            out["comparison"] = {c.name: {"utility": c.utility, "pml_epsilon": c.pml_epsilon,
+                                          "ldp_epsilon": c.ldp_epsilon}
+                                 for c in self.comparison.contenders}
+        return jsonable(out)
+
+
+def design_from_samples(samples: Any, target_eps: float, delta: float, *,
+                        utility: str | None = None, gain: Any = None, categories=None,
+                        dropna: bool = False, baselines: bool = False,
+                        time_limit: float | None = None) -> SampleDesign:
+    """Optimal mechanism that is ``(target_eps, delta)``-PML for the prior behind ``samples``.
+
+    Parameters
+    ----------
+    samples : array_like, list, pandas Series, 1-column DataFrame or dask Series
+        Integer codes ``0..N-1``, strings, or a Series of either (a ``category`` dtype keeps
+        its category order). Mixed types are an error.
+    target_eps : float
+        eps of the guarantee (nats), > 0.
+    delta : float
+        Failure probability of the guarantee, in (0, 1).
+    utility, gain, time_limit
+        As in :func:`pmldesign.design` (a gain matrix is indexed in category order).
+    categories : sequence, optional
+        The inputs and their order (default: the dtype's categories, ``0..max`` for integer
+        codes, else the sorted distinct values). Every category must occur in the samples
+        (PML needs a full-support estimate); values outside them are an error.
+    dropna : bool
+        Drop missing values (None, NaN); by default they are an error.
+    baselines : bool
+        Also compare with randomized response and optimal LDP at the same guarantee.
+
+    Returns
+    -------
+    SampleDesign
+        ``result.mechanism`` has the categories as inputs and outputs.
+
+    Raises
+    ------
+    InvalidInputError
+        Bad samples, or too few of them for the target (the message says how many are needed).
+
+    Examples
+    --------
+    >>> samples = ["no"] * 6000 + ["yes"] * 4000
+    >>> r = design_from_samples(samples, 1.0, 1e-6, gain=[[1, 0], [0, 1]])
+    >>> r.mechanism.inputs, r.certificate.guarantee[0] <= 1.0
+    (('no', 'yes'), True)
+    """
+    labels, counts = category_inputs(samples, None, categories, dropna)
+    estimate = prior_from_counts(counts, labels=labels)
+    cal = dataclasses.replace(
+        calibrate(target_eps, delta, int(counts.sum()), len(labels), prior_estimate=estimate),
+        categories=labels)
+    if not cal.feasible:
+        raise InvalidInputError(f"samples: too few for ({target_eps:g}, {delta:g})-PML: "
+                                f"{cal.explanation}")
+    kind, _ = objective(utility, gain, len(labels))
+    found = design(estimate, target_eps, radius=cal.radius, utility=utility, gain=gain,
+                   time_limit=time_limit)
+    comparison = None
+    if baselines:  # solves the PML design once more, alongside the LDP one
+        comparison = compare(estimate, target_eps, radius=cal.radius, utility=utility,
+                             gain=gain, time_limit=time_limit)
+    cert = certify_counts(found.mechanism, counts, cal.delta, labels)
+    guarantee = Guarantee(eps=cert.guarantee[0], delta=cal.delta, radius=cal.radius,
+                          prior=tuple(estimate.tolist()), n_samples=cal.n_samples,
+                          utility=kind, method="design_from_samples")
+    # a gain matrix labels the outputs by the inputs; mutual information outputs are 0..M-1
+    outputs = labels if kind == "linear" else None
+    mechanism = Mechanism(found.mechanism, labels, outputs, guarantee)
+    return SampleDesign(mechanism, cal, cert, found, comparison)

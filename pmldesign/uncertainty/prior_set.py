@@ -1,0 +1,429 @@
+"""Convex sets of priors with finitely many extreme points: the math of each set in one place.
+
+PML is convex in the prior (Proposition 1 of 003), so a mechanism is eps-PML for every prior of
+a convex set S with finitely many extreme points exactly when it is eps-PML at each of them
+(Corollary 1 of 003, stated there for the l1 ball but proved for any such set). For output y
+with column ``c = P(y|.)`` the leakage ``log max c - log <Q, c>`` is largest at the prior of S
+that makes ``Q_Y(y) = <Q, c>`` smallest, and every set here states that minimum in closed form
+as the smallest of a few linear *floors* (:class:`Floors`)::
+
+    min_{Q in S} <Q, c> = min_k  <q_k, c> + s_k min(c) - r_k max(c).
+
+=========================  ==========================  =========================  ============
+set                        extreme points              floors (q, s, r)           reference
+=========================  ==========================  =========================  ============
+``from_vertices(Q)``       the rows Q_k (a superset)   ``(Q_k, 0, 0)`` per row    mean of rows
+``ball(P, beta)``          ``P + beta/2 (e_i - e_j)``  ``(P, beta/2, beta/2)``    ``P``
+``box(lower)``             ``lower + slack e_i``       ``(lower, slack, 0)``      ``lower +
+                                                                                  slack / N``
+=========================  ==========================  =========================  ============
+
+with ``slack = 1 - sum(lower)``. Every prior of every set has full support (the library's rule
+for priors): vertices must be full-support priors, box bounds must be > 0 and the ball's radius
+``< 2 min P``. A vertex on the boundary of the simplex would let an input of probability 0
+leak without bound as the prior approaches it; mix it with the uniform prior (or drop the
+symbol) instead. ``box(lower)`` with ``sum(lower) = 1`` and ``from_vertices`` with one row are
+single priors. The whole simplex (``box`` with ``lower = 0``) is eps-LDP: use
+:func:`pmldesign.design_ldp` and :func:`pmldesign.ldp_epsilon`.
+
+Certification (:meth:`PriorSet.worst_case_leakage`) rounds outward: a vertex set takes the
+largest outward-rounded fixed-prior certificate (:func:`pmldesign.leakage.leakage`) of its
+vertices, each read as ``Q / sum(Q)``; the floors of box sets are sums of non-negative floats,
+rounded down by
+their worst-case relative error
+``gamma_n = n u / (1 - n u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*,
+Sec. 3.1), and the logarithms are rounded up by 4 units of roundoff; the ball uses the l1-ball
+code of :mod:`pmldesign.uncertainty.sets` (one implementation of the ball).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidInputError
+from .._json import jsonable
+from .._validation import SUM_TOLERANCE, as_float_array, as_prior
+from ..leakage.measures import _leakage
+from . import sets
+
+#: Unit roundoff of float64.
+UNIT = np.finfo(float).eps / 2
+
+
+@dataclass(frozen=True, eq=False)
+class Floors:
+    """``min_{Q in S} <Q, c> = min_k <weights[k], c> + at_min[k] min c - at_max[k] max c``.
+
+    One row per floor; every weight row, ``at_min`` and ``at_max`` are non-negative. The
+    feasible-set specification (:mod:`pmldesign.design.feasible`) and its formulations read
+    these coefficients; nothing else restates a set's worst case.
+    """
+
+    weights: np.ndarray
+    at_min: np.ndarray
+    at_max: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class PriorSet:
+    """A convex set of full-support priors over N symbols (module docstring).
+
+    Build with :meth:`from_vertices`, :meth:`ball` or :meth:`box`; do not call the constructor.
+
+    Attributes
+    ----------
+    kind : {"vertices", "ball", "box"}
+        Which description.
+    reference : numpy.ndarray
+        The prior under which designs measure utility (mean of the vertices unless given, the
+        ball's center, ``lower + slack / N`` for a box).
+    vertices : numpy.ndarray or None
+        k x N priors whose convex hull is the set (``kind == "vertices"``).
+    center, radius : numpy.ndarray, float or None
+        The l1 ball ``{Q : ||Q - center||_1 <= radius}`` (``kind == "ball"``).
+    lower : numpy.ndarray or None
+        The box ``{Q : Q(x) >= lower(x)}`` (``kind == "box"``).
+    """
+
+    kind: str
+    reference: np.ndarray
+    vertices: np.ndarray | None = None
+    center: np.ndarray | None = None
+    radius: float | None = None
+    lower: np.ndarray | None = None
+
+    # -- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def from_vertices(cls, vertices: Any, reference: Any = None) -> PriorSet:
+        """The convex hull of k full-support priors (rows of a k x N array).
+
+        Parameters
+        ----------
+        vertices : (k, N) array_like
+            Priors, each full-support and summing to 1 (tolerance ``SUM_TOLERANCE``). Redundant
+            rows (inside the hull of the others) are allowed.
+        reference : (N,) array_like, optional
+            A prior of the hull under which designs measure utility; default: the mean of the
+            rows.
+
+        Examples
+        --------
+        >>> S = PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+        >>> S
+        PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]], reference=[0.35, 0.3, 0.35])
+        >>> round(S.epsilon_max, 6)  # -log 0.2
+        1.609438
+        """
+        rows = _as_vertex_array(vertices)
+        if reference is None:
+            ref = rows.mean(axis=0)
+        else:
+            ref = as_prior(reference, "reference", size=rows.shape[1])
+        made = cls("vertices", ref, vertices=rows)
+        if reference is not None and not made.contains(ref):
+            raise InvalidInputError(
+                "reference: must lie in the convex hull of the vertices (the set whose utility "
+                "it measures), it does not; pass a convex combination of the rows or omit it"
+            )
+        return made
+
+    @classmethod
+    def ball(cls, center: Any, radius: float) -> PriorSet:
+        """The l1 ball ``{Q : ||Q - center||_1 <= radius}``, ``0 <= radius < 2 min center``.
+
+        Examples
+        --------
+        >>> PriorSet.ball([0.5, 0.5], 0.2)
+        PriorSet.ball([0.5, 0.5], radius=0.2)
+        """
+        vector = as_prior(center, "center")
+        beta = sets.as_radius(radius, vector)
+        return cls("ball", vector, center=vector, radius=beta)
+
+    @classmethod
+    def box(cls, lower: Any) -> PriorSet:
+        """The priors above a per-symbol lower bound: ``{Q : Q(x) >= lower(x) for all x}``.
+
+        ``lower`` must be positive (full support) and sum to at most 1; its extreme points are
+        ``lower + slack e_i`` with ``slack = 1 - sum(lower)``, its reference
+        ``lower + slack / N``. With ``sum(lower) = 1`` (tolerance ``SUM_TOLERANCE``) it is the
+        single prior ``lower``.
+
+        Examples
+        --------
+        >>> S = PriorSet.box([0.1, 0.2, 0.3])
+        >>> S.extreme_points().round(6).tolist()
+        [[0.5, 0.2, 0.3], [0.1, 0.6, 0.3], [0.1, 0.2, 0.7]]
+        >>> S.reference.round(6).tolist()
+        [0.233333, 0.333333, 0.433333]
+        """
+        bounds = as_float_array(lower, "lower", 1)
+        if bounds.shape[0] < 2:
+            raise InvalidInputError(f"lower: needs at least 2 symbols, got {bounds.shape[0]}")
+        if (bounds <= 0).any():
+            i = int(np.argmax(bounds <= 0))
+            raise InvalidInputError(
+                f"lower: every bound must be > 0 so that every prior of the box has full "
+                f"support, entry {i} is {bounds[i]:.6g}; use a small positive bound, or "
+                "design_ldp for no knowledge at all"
+            )
+        total = math.fsum(bounds)
+        if total > 1.0 + SUM_TOLERANCE:
+            raise InvalidInputError(
+                f"lower: the bounds must sum to at most 1 (tolerance {SUM_TOLERANCE:g}), else no "
+                f"prior lies above them; they sum to {total:.12g}"
+            )
+        return cls("box", bounds + _slack(bounds) / bounds.shape[0], lower=bounds)
+
+    # -- the math of the set ---------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """N, the number of symbols."""
+        return int(self.reference.shape[0])
+
+    @property
+    def is_point(self) -> bool:
+        """Whether the set is a single prior (then it is :attr:`reference`)."""
+        if self.kind == "vertices":
+            return bool(np.all(self.vertices == self.vertices[0]))
+        if self.kind == "ball":
+            return self.radius == 0.0
+        return _slack(self.lower) == 0.0
+
+    @property
+    def slack(self) -> float:
+        """Box only: ``1 - sum(lower)`` (0 when the bounds sum to 1 within tolerance)."""
+        if self.kind != "box":
+            raise InvalidInputError(f"slack: only a box has a slack, this set is a {self.kind}")
+        return _slack(self.lower)
+
+    def floors(self) -> Floors:
+        """The floors of the set: ``min_{Q in S} <Q, c>`` as a minimum of linear terms.
+
+        Examples
+        --------
+        >>> f = PriorSet.box([0.1, 0.2, 0.3]).floors()
+        >>> f.weights.tolist(), f.at_min.round(12).tolist(), f.at_max.tolist()
+        ([[0.1, 0.2, 0.3]], [0.4], [0.0])
+        """
+        if self.kind == "vertices":
+            k = self.vertices.shape[0]
+            return Floors(self.vertices, np.zeros(k), np.zeros(k))
+        if self.kind == "ball":
+            half = np.array([0.5 * self.radius])
+            return Floors(self.center[None, :], half, half)
+        return Floors(self.lower[None, :], np.array([self.slack]), np.zeros(1))
+
+    def extreme_points(self) -> np.ndarray:
+        """The extreme points as rows (for a vertex set: the given rows, a superset).
+
+        A ball has ``N (N - 1)`` of them (``O(N^3)`` memory); rounded to float.
+
+        Examples
+        --------
+        >>> PriorSet.ball([0.5, 0.5], 0.2).extreme_points().round(6).tolist()
+        [[0.6, 0.4], [0.4, 0.6]]
+        """
+        if self.kind == "vertices":
+            return self.vertices.copy()
+        if self.kind == "box":
+            return self.lower[None, :] + self.slack * np.eye(self.size)
+        n = self.size
+        i, j = np.nonzero(~np.eye(n, dtype=bool))
+        points = np.repeat(self.center[None, :], len(i), axis=0)
+        points[np.arange(len(i)), i] += 0.5 * self.radius
+        points[np.arange(len(i)), j] -= 0.5 * self.radius
+        return points
+
+    @property
+    def smallest_probability(self) -> float:
+        """``min_{Q in S} min_x Q(x)`` (> 0: every prior has full support)."""
+        if self.kind == "vertices":
+            return float(self.vertices.min())
+        if self.kind == "box":
+            return float(self.lower.min())
+        return float(self.center.min()) - 0.5 * self.radius
+
+    @property
+    def epsilon_max(self) -> float:
+        """``-log min_{Q in S} min_x Q(x)``: the worst-case leakage of releasing the data
+        unchanged (the identity mechanism), and the budget beyond which every mechanism is
+        eps-PML for every prior of the set.
+
+        Examples
+        --------
+        >>> round(PriorSet.box([0.1, 0.2, 0.3]).epsilon_max, 6)  # -log 0.1
+        2.302585
+        """
+        return -math.log(self.smallest_probability)
+
+    def contains(self, prior: Any, tolerance: float = SUM_TOLERANCE) -> bool:
+        """Whether ``prior`` lies in the set, up to ``tolerance`` (absolute, l1).
+
+        Examples
+        --------
+        >>> S = PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+        >>> S.contains([0.4, 0.3, 0.3]), S.contains([0.3, 0.4, 0.3])
+        (True, False)
+        """
+        vector = np.asarray(prior, dtype=float)
+        if vector.shape != (self.size,) or abs(vector.sum() - 1.0) > tolerance:
+            return False
+        if self.kind == "ball":
+            return float(np.abs(vector - self.center).sum()) <= self.radius + tolerance
+        if self.kind == "box":
+            return float(np.maximum(self.lower - vector, 0.0).sum()) <= tolerance
+        return _hull_distance(self.vertices, vector) <= tolerance
+
+    def _min_output_probability(self, mechanism: np.ndarray) -> np.ndarray:
+        """``min_{Q in S} Q_Y(y)`` for every output, rounded down (vertex and box sets).
+
+        Each extreme point is read as ``Q / sum(Q)`` (a vertex summing to 1 + 1e-10 leaks a
+        little more than its float entries say); a box's extreme points sum to at most 1.
+        """
+        floors = self.floors()
+        if self.kind == "vertices":
+            totals = np.array([math.fsum(row) for row in self.vertices])
+        else:
+            totals = np.array([max(1.0, math.fsum(self.lower))])
+        # products and sums of non-negative floats (relative error <= gamma_{n+1}), then the
+        # division by the correctly rounded total: all within (n + 4) units of roundoff
+        values = floors.weights @ mechanism + floors.at_min[:, None] * mechanism.min(axis=0)
+        values = values / totals[:, None]
+        return values.min(axis=0) * (1.0 - 2.0 * (self.size + 4) * UNIT)
+
+    def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
+        """Largest leakage of every output over the set, rounded up (nan: output never used).
+
+        Exact up to the outward rounding of the module docstring: the supremum over the set is
+        attained at an extreme point (Corollary 1 of 003).
+
+        Examples
+        --------
+        >>> m = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> np.round(PriorSet.box([0.3, 0.5]).worst_case_leakage(m), 6)  # Q = (.3, .7), (.5, .5)
+        array([0.628609, 0.405465])
+        """
+        if self.kind == "ball":
+            return sets._worst_case_leakage(mechanism, self.center, self.radius)
+        if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
+            return np.fmax.reduce([_leakage(mechanism, vertex)[0] for vertex in self.vertices])
+        peak = mechanism.max(axis=0)
+        floor = self._min_output_probability(mechanism)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            high, low = np.log(peak), np.log(floor)
+            values = high - low + 4.0 * UNIT * (np.abs(high) + np.abs(low))
+        # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
+        values[peak == mechanism.min(axis=0)] = 0.0
+        values[peak <= 0] = np.nan
+        # also cover the fixed-prior certificate at the extreme points built in floats, so that
+        # certifying each of them (as a user would) never reports more than the set
+        at_points = np.fmax.reduce([_leakage(mechanism, q)[0] for q in self.extreme_points()])
+        return np.fmax(values, at_points)
+
+    def capacity(self, mechanism: np.ndarray) -> float:
+        """Leakage capacity over the set: ``sup_{Q in S} eps_min(mechanism, Q)`` (Definition 5 of
+        003 for any set), rounded up; the mechanism is eps-PML for every prior of the set exactly
+        when ``eps >=`` this (up to the outward rounding)."""
+        if self.kind == "ball":
+            return sets._capacity(mechanism, self.center, self.radius)
+        return max(0.0, float(np.nanmax(self.worst_case_leakage(mechanism))))
+
+    # -- presentation ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """Plain-Python view for JSON.
+
+        Examples
+        --------
+        >>> PriorSet.ball([0.5, 0.5], 0.2).to_dict()["radius"]
+        0.2
+        """
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "vertices":
+            data["vertices"] = self.vertices
+        elif self.kind == "ball":
+            data.update(center=self.center, radius=self.radius)
+        else:
+            data.update(lower=self.lower, slack=self.slack)
+        data.update(reference=self.reference, epsilon_max=self.epsilon_max)
+        return jsonable(data)
+
+    def __repr__(self) -> str:
+        def short(array: np.ndarray) -> str:
+            return str(np.round(array, 6).tolist())
+
+        if self.kind == "vertices":
+            return (f"PriorSet.from_vertices({short(self.vertices)}, "
+                    f"reference={short(self.reference)})")
+        if self.kind == "ball":
+            return f"PriorSet.ball({short(self.center)}, radius={self.radius:.6g})"
+        return f"PriorSet.box({short(self.lower)})"
+
+
+def as_prior_set(prior: Any, radius: float | None = 0.0) -> PriorSet:
+    """Validate the prior argument of a public function: a :class:`PriorSet`, or a prior with
+    an optional l1 ``radius`` (``None`` or 0: the prior itself), read as ``PriorSet.ball``.
+
+    Examples
+    --------
+    >>> as_prior_set([0.5, 0.5], 0.1)
+    PriorSet.ball([0.5, 0.5], radius=0.1)
+    """
+    if isinstance(prior, PriorSet):
+        if radius:
+            raise InvalidInputError(
+                f"radius: give a PriorSet or a prior with a radius, not both (got radius "
+                f"{radius!r} with {prior!r}); use PriorSet.ball(center, radius)"
+            )
+        return prior
+    vector = as_prior(prior)
+    beta = sets.as_radius(0.0 if radius is None else radius, vector)
+    return PriorSet("ball", vector, center=vector, radius=beta)
+
+
+def _slack(lower: np.ndarray) -> float:
+    """``1 - sum(lower)`` rounded down, 0 within tolerance.
+
+    ``fsum`` is within ``u`` of the exact sum S (correctly rounded, S <= 1) and ``1 - fsum``
+    is exact for ``fsum >= 1/2`` (Sterbenz) or off by at most ``u`` below it, so lowering it
+    by ``2 u`` (plus its own rounding) gives a lower bound on the exact slack.
+    """
+    slack = 1.0 - math.fsum(lower)
+    return 0.0 if slack <= SUM_TOLERANCE else slack * (1.0 - 4.0 * UNIT) - 2.0 * UNIT
+
+
+def _as_vertex_array(vertices: Any) -> np.ndarray:
+    """Validate k full-support priors of one length N as a k x N array."""
+    if isinstance(vertices, list | tuple):
+        if len(vertices) == 0:
+            raise InvalidInputError("vertices: the set needs at least one prior, got none")
+        lengths = sorted({int(np.size(v)) for v in vertices})
+        if len(lengths) > 1:
+            raise InvalidInputError(
+                f"vertices: every prior must have the same length N, got lengths {lengths}; "
+                "give a k x N array"
+            )
+    rows = as_float_array(vertices, "vertices", 2)
+    for k, row in enumerate(rows):
+        as_prior(row, f"vertices[{k}]")
+    return rows
+
+
+def _hull_distance(vertices: np.ndarray, prior: np.ndarray) -> float:
+    """``min ||V^T lam - prior||_1`` over the probability vectors lam (an LP with HiGHS)."""
+    from scipy.optimize import linprog
+
+    k, n = vertices.shape
+    # variables: lam (k), over (n), under (n); V^T lam + under - over = prior, sum lam = 1
+    a_eq = np.block([[vertices.T, -np.eye(n), np.eye(n)], [np.ones((1, k)), np.zeros((1, 2 * n))]])
+    cost = np.concatenate([np.zeros(k), np.ones(2 * n)])
+    result = linprog(cost, A_eq=a_eq, b_eq=np.append(prior, 1.0), bounds=(0, None),
+                     method="highs")
+    return float(result.fun) if result.status == 0 else math.inf

@@ -1,0 +1,158 @@
+"""Exact-arithmetic verifier for PML certificates, independent of pmldesign's float code.
+
+Every float handed in (mechanism entries, prior, radius, eps) is read as the exact rational it
+denotes (:class:`fractions.Fraction`); the prior is ``p / sum(p)`` exactly. Leakage ratios
+``max col / Q_Y(y)`` are exact rationals; their logarithms are bracketed with the ``decimal``
+module (``ln`` is correctly rounded to the context precision, so one ulp either side encloses
+the true value) and compared with the exact eps. Precision grows until the comparison is decided.
+
+Nothing here imports pmldesign: the ball's worst case is found by enumerating every extreme
+point ``P + (beta/2)(e_i - e_j)`` rather than by the library's closed form.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+
+INF = math.inf
+
+
+def rational_matrix(mechanism) -> list[list[Fraction]]:
+    return [[Fraction(float(v)) for v in row] for row in np.asarray(mechanism, dtype=float)]
+
+
+def rational_prior(prior) -> list[Fraction]:
+    """The prior as ``p / sum(p)`` in exact arithmetic."""
+    values = [Fraction(float(v)) for v in np.asarray(prior, dtype=float)]
+    total = sum(values)
+    return [v / total for v in values]
+
+
+def _columns(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
+    return [list(col) for col in zip(*matrix, strict=True)]
+
+
+def leakage_ratios(mechanism, prior, radius: float = 0.0) -> list:
+    """Per output, the exact ``max col / min_Q <Q, col>`` over the prior (or every extreme
+    point of the l1 ball of ``radius``): a Fraction, ``INF`` if some Q gives 0 (or less), or
+    ``None`` for an output no input produces."""
+    q = rational_prior(prior)
+    half = Fraction(float(radius)) / 2
+    ratios = []
+    for col in _columns(rational_matrix(mechanism)):
+        peak = max(col)
+        if peak == 0:
+            ratios.append(None)
+            continue
+        base = sum(qx * cx for qx, cx in zip(q, col, strict=True))
+        worst = base
+        if half:
+            for i in range(len(col)):
+                for j in range(len(col)):
+                    if i != j:
+                        worst = min(worst, base + half * (col[i] - col[j]))
+        ratios.append(INF if worst <= 0 else peak / worst)
+    return ratios
+
+
+def ldp_ratios(mechanism) -> list:
+    """Per output, the exact ``max col / min col`` (``INF`` if min is 0 < max, None if unused)."""
+    ratios = []
+    for col in _columns(rational_matrix(mechanism)):
+        peak, low = max(col), min(col)
+        if peak == 0:
+            ratios.append(None)
+        else:
+            ratios.append(INF if low == 0 else peak / low)
+    return ratios
+
+
+def log_bounds(ratio: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= log(ratio) <= hi``, about ``digits`` significant digits apart."""
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = digits, MAX_EMAX, MIN_EMIN
+        ctx.rounding = ROUND_FLOOR
+        low = Decimal(ratio.numerator) / Decimal(ratio.denominator)
+        ctx.rounding = ROUND_CEILING
+        high = Decimal(ratio.numerator) / Decimal(ratio.denominator)
+        # ln is correctly rounded (half-even) whatever the context rounding: one ulp encloses it
+        return Fraction(low.ln().next_minus()), Fraction(high.ln().next_plus())
+
+
+def compare_log(ratio, value: float) -> int:
+    """Sign of ``log(ratio) - value`` decided exactly (ratio a Fraction or INF; value a float).
+
+    ``log(ratio) == value`` happens only for ``ratio == 1, value == 0`` (Lindemann: e^q is
+    irrational for rational q != 0), so increasing precision always decides.
+    """
+    if ratio == INF:
+        return 0 if value == INF else 1
+    if value == INF:
+        return -1
+    exact = Fraction(value)
+    if ratio == 1:
+        return (0 > exact) - (0 < exact)
+    digits = 40
+    while True:
+        low, high = log_bounds(ratio, digits)
+        if low > exact:
+            return 1
+        if high < exact:
+            return -1
+        digits *= 2
+        if digits > 5000:
+            raise AssertionError(f"log ratio undecided against {value!r}")
+
+
+def exact_log(ratio) -> float:
+    """The exact ``log(ratio)`` as a float rounded to nearest (for reports, not for decisions)."""
+    if ratio == INF:
+        return INF
+    low, high = log_bounds(ratio, 40)
+    return float((low + high) / 2)
+
+
+def worst_ratio(ratios: list):
+    used = [r for r in ratios if r is not None]
+    return max(used) if used else Fraction(1)
+
+
+def excess(ratios: list, eps: float) -> float:
+    """How far the exact worst leakage lies above ``eps`` (<= 0: within eps), as a float."""
+    worst = worst_ratio(ratios)
+    if compare_log(worst, eps) <= 0:
+        return 0.0 if worst == INF else min(0.0, exact_log(worst) - eps)
+    return INF if worst == INF else max(exact_log(worst) - eps, 5e-324)
+
+
+def is_mechanism(mechanism, tolerance: float = 1e-9) -> bool:
+    """Non-negative entries and rows summing to 1 within ``tolerance`` (exact sums)."""
+    matrix = rational_matrix(mechanism)
+    return all(v >= 0 for row in matrix for v in row) and all(
+        abs(sum(row) - 1) <= Fraction(tolerance) for row in matrix
+    )
+
+
+def within(mechanism, prior, eps: float, radius: float = 0.0) -> bool:
+    """Whether the mechanism is eps-PML for the prior (or every prior of the ball), exactly."""
+    return compare_log(worst_ratio(leakage_ratios(mechanism, prior, radius)), eps) <= 0
+
+
+def within_ldp(mechanism, eps: float) -> bool:
+    return compare_log(worst_ratio(ldp_ratios(mechanism)), eps) <= 0
+
+
+def under_reports(reported, ratios: list) -> list[int]:
+    """Outputs whose reported leakage is below the exact value (nan expected for unused ones)."""
+    bad = []
+    for y, (value, ratio) in enumerate(zip(np.asarray(reported, dtype=float), ratios,
+                                           strict=True)):
+        if ratio is None:
+            continue
+        if math.isnan(value) or compare_log(ratio, float(value)) > 0:
+            bad.append(y)
+    return bad

@@ -1,0 +1,98 @@
+"""``pmldesign design`` / ``certify`` with ``--vertices`` and ``--lower`` through a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pmldesign as pml
+from pmldesign import PriorSet
+
+ROOT = Path(__file__).resolve().parents[1]
+VERTICES = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
+
+
+def _run(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def _json(run):
+    """The JSON object on stdout (any solver banner before it is skipped)."""
+    return json.loads(run.stdout[run.stdout.index("{"):])
+
+
+@pytest.fixture
+def files(tmp_path):
+    vertices, gain = tmp_path / "priors.csv", tmp_path / "gain.csv"
+    np.savetxt(vertices, VERTICES, delimiter=",")
+    np.savetxt(gain, np.eye(3), delimiter=",")
+    return str(vertices), str(gain), tmp_path
+
+
+def test_design_and_certify_over_vertices(files):
+    vertices, gain, tmp = files
+    out = tmp / "mech.csv"
+    run = _run("design", "--vertices", vertices, "--eps", "0.5", "--gain", gain, "-o", str(out),
+               "--json")
+    assert run.returncode == 0, run.stderr
+    data = _json(run)
+    assert data["prior_set"]["kind"] == "vertices"
+    mechanism = np.loadtxt(out, delimiter=",")
+    prior_set = PriorSet.from_vertices(VERTICES)
+    assert max(pml.certify(mechanism, q).epsilon for q in VERTICES) <= 0.5
+    expected = pml.design(prior_set, 0.5, gain=np.eye(3)).utility
+    assert data["utility"] == pytest.approx(expected, abs=1e-9)
+    certified = _run("certify", str(out), "--vertices", vertices, "--json")
+    assert certified.returncode == 0, certified.stderr
+    assert _json(certified)["worst_case_epsilon"] <= 0.5
+    table = _run("certify", str(out), "--vertices", vertices)
+    assert "worst-case eps over the set" in table.stdout
+
+
+def test_design_and_certify_over_a_box(files):
+    _, gain, tmp = files
+    out = tmp / "mech.csv"
+    run = _run("design", "--lower", "0.2,0.1,0.3", "--eps", "0.4", "--gain", gain, "-o",
+               str(out))
+    assert run.returncode == 0, run.stderr
+    assert "box set of priors" in run.stdout
+    certified = _json(_run("certify", str(out), "--lower", "0.2,0.1,0.3", "--json"))
+    assert certified["guarantee"]["eps"] <= 0.4
+    assert certified["prior_set"]["lower"] == [0.2, 0.1, 0.3]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--lower", "0.6,0.5,0.1"], "sum to at most 1"),
+        (["--lower", "0.2,0.1,0.3", "--radius", "0.1"], "--radius"),
+        (["--lower", "0.2,0.1,0.3", "--prior", "0.3,0.3,0.4"], "--prior"),
+        (["--vertices", "VERTICES", "--prior", "0.9,0.05,0.05"], "convex hull"),
+        (["--vertices", "VERTICES", "--lower", "0.2,0.1,0.3"], "not both"),
+        (["--vertices", "BAD"], "sum to 1"),
+        (["--vertices", "RAGGED"], "vertices"),
+    ],
+)
+@pytest.mark.parametrize("command", ["certify", "design"])
+def test_bad_sets_exit_2_with_one_line(files, command, args, message):
+    vertices, gain, tmp = files
+    bad, ragged = tmp / "bad.csv", tmp / "ragged.json"
+    np.savetxt(bad, [[0.5, 0.6, 0.2]], delimiter=",")
+    ragged.write_text("[[0.5, 0.5], [0.2, 0.3, 0.5]]")
+    swap = {"VERTICES": vertices, "BAD": str(bad), "RAGGED": str(ragged)}
+    args = [swap.get(a, a) for a in args]
+    head = (["certify", gain] if command == "certify"
+            else ["design", "--eps", "0.5", "--gain", gain])
+    run = _run(*head, *args)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert "Traceback" not in run.stderr

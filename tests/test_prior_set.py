@@ -1,0 +1,239 @@
+"""PriorSet: extreme points, worst cases and certificates against independent references."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prior_set_reference import (
+    ball_vertices_brute,
+    box_vertices_brute,
+    exact_box_points,
+    exactly_feasible,
+    min_over_set_lp,
+)
+
+import pmldesign as pml
+from pmldesign import InvalidInputError, PriorSet
+from tests.conftest import random_mechanism, random_prior
+
+
+def _sorted_rows(points):
+    return np.array(sorted(map(tuple, np.round(points, 12))))
+
+
+@st.composite
+def boxes(draw, max_n=6):
+    n = draw(st.integers(2, max_n))
+    raw = np.array(draw(st.lists(st.floats(0.01, 1.0), min_size=n, max_size=n)))
+    fraction = draw(st.sampled_from([0.0, 0.3, 0.9, 0.999, 1.0]))
+    return raw / raw.sum() * fraction if fraction else raw / raw.sum() * 0.5
+
+
+@st.composite
+def vertex_sets(draw, max_n=6, max_k=5):
+    seed = draw(st.integers(0, 2**31))
+    n = draw(st.integers(2, max_n))
+    k = draw(st.integers(1, max_k))
+    rng = np.random.default_rng(seed)
+    floor = draw(st.sampled_from([1e-3, 1e-9, 0.05]))
+    return np.array([random_prior(rng, n, floor) for _ in range(k)])
+
+
+@st.composite
+def sets_and_mechanisms(draw):
+    kind = draw(st.sampled_from(["vertices", "box", "ball"]))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    if kind == "vertices":
+        data = draw(vertex_sets())
+        prior_set = PriorSet.from_vertices(data)
+    elif kind == "box":
+        data = draw(boxes())
+        prior_set = PriorSet.box(data)
+    else:
+        center = random_prior(rng, draw(st.integers(2, 6)), 0.02)
+        data = (center, draw(st.floats(0.0, 0.99)) * 2 * center.min())
+        prior_set = PriorSet.ball(*data)
+    m = draw(st.integers(1, 6))
+    zeros = draw(st.sampled_from([0.0, 0.4]))
+    mechanism = random_mechanism(rng, prior_set.size, m, zeros)
+    return kind, data, prior_set, mechanism
+
+
+# -- extreme points -----------------------------------------------------------------------
+
+
+@settings(max_examples=60)
+@given(boxes())
+def test_box_extreme_points_match_brute_force(lower):
+    prior_set = PriorSet.box(lower)
+    expected = box_vertices_brute(lower)
+    got = prior_set.extreme_points()
+    assert _sorted_rows(got).shape[1] == len(lower)
+    assert np.allclose(np.unique(_sorted_rows(got), axis=0), _sorted_rows(expected), atol=1e-12)
+
+
+def test_box_with_bounds_summing_to_one_is_a_single_prior():
+    lower = np.array([0.2, 0.3, 0.5])
+    prior_set = PriorSet.box(lower)
+    assert prior_set.is_point and prior_set.slack == 0.0
+    assert np.array_equal(prior_set.reference, lower)
+    assert np.allclose(prior_set.extreme_points(), lower[None, :])
+
+
+def test_ball_extreme_points_match_definition():
+    center = np.array([0.5, 0.3, 0.2])
+    got = PriorSet.ball(center, 0.1).extreme_points()
+    assert np.allclose(_sorted_rows(got), _sorted_rows(ball_vertices_brute(center, 0.1)))
+
+
+def test_references():
+    assert np.allclose(PriorSet.from_vertices([[0.6, 0.4], [0.2, 0.8]]).reference, [0.4, 0.6])
+    # the lower bound plus the slack spread uniformly
+    assert np.allclose(PriorSet.box([0.1, 0.2, 0.3]).reference, [0.1 + 0.4 / 3, 0.2 + 0.4 / 3,
+                                                                  0.3 + 0.4 / 3])
+    assert np.array_equal(PriorSet.ball([0.6, 0.4], 0.1).reference, [0.6, 0.4])
+    given_ref = PriorSet.from_vertices([[0.6, 0.4], [0.2, 0.8]], reference=[0.5, 0.5])
+    assert np.array_equal(given_ref.reference, [0.5, 0.5])
+
+
+def test_epsilon_max_is_the_identity_mechanism_worst_case():
+    for prior_set in (PriorSet.from_vertices([[0.6, 0.4], [0.3, 0.7]]),
+                      PriorSet.box([0.15, 0.25, 0.3]), PriorSet.ball([0.5, 0.3, 0.2], 0.1)):
+        points = prior_set.extreme_points()
+        # identity: column x has leakage -log Q(x)
+        assert prior_set.epsilon_max == pytest.approx(-math.log(points.min()), abs=1e-14)
+        identity = np.eye(prior_set.size)
+        assert prior_set.capacity(identity) == pytest.approx(prior_set.epsilon_max, abs=1e-12)
+        assert prior_set.capacity(identity) >= prior_set.epsilon_max
+
+
+def test_membership():
+    box = PriorSet.box([0.1, 0.2, 0.3])
+    assert box.contains([0.5, 0.2, 0.3]) and box.contains(box.reference)
+    assert not box.contains([0.05, 0.45, 0.5])
+    ball = PriorSet.ball([0.5, 0.5], 0.2)
+    assert ball.contains([0.6, 0.4]) and not ball.contains([0.65, 0.35])
+    hull = PriorSet.from_vertices([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]])
+    assert hull.contains([0.4, 0.2, 0.4]) and not hull.contains([0.4, 0.3, 0.3])
+    assert not hull.contains([0.5, 0.5])  # wrong length
+
+
+# -- worst case and certificates ----------------------------------------------------------
+
+
+@settings(max_examples=80)
+@given(sets_and_mechanisms())
+def test_worst_case_leakage_equals_an_lp_over_the_set_and_is_an_upper_bound(case):
+    kind, data, prior_set, mechanism = case
+    leak = pml.worst_case_leakage(mechanism, prior_set)
+    for y in range(mechanism.shape[1]):
+        column = mechanism[:, y]
+        if column.max() == 0:
+            assert math.isnan(leak[y])
+            continue
+        truth = math.log(column.max()) - math.log(min_over_set_lp(column, kind, data))
+        assert leak[y] == pytest.approx(truth, abs=1e-8)
+    # the supremum is attained at an extreme point: random members never exceed it
+    points = prior_set.extreme_points()
+    rng = np.random.default_rng(0)
+    for weights in rng.dirichlet(np.ones(len(points)), size=20):
+        q = weights @ points
+        assert pml.certify(mechanism, q / q.sum()).epsilon <= max(0.0, np.nanmax(leak)) + 1e-12
+
+
+@settings(max_examples=60)
+@given(sets_and_mechanisms())
+def test_certificate_over_a_set_is_the_max_over_its_extreme_points(case):
+    kind, data, prior_set, mechanism = case
+    cert = pml.certify(mechanism, prior_set)
+    points = prior_set.extreme_points()
+    direct = []
+    for q in points:
+        p_y = q @ mechanism
+        # a constant column leaks exactly 0 (Q_Y(y) = c for a prior summing to 1); the float
+        # extreme points may sum to 1 - 1e-16
+        used = mechanism.max(axis=0) > mechanism.min(axis=0)
+        direct.append(np.max(np.log(mechanism.max(axis=0)[used]) - np.log(p_y[used]),
+                             initial=0.0))
+    assert cert.worst_case_epsilon == pytest.approx(max(0.0, max(direct)), abs=1e-12)
+    if kind != "ball":  # rounded outward (the ball's outward rounding is sets.py's)
+        assert cert.worst_case_epsilon >= max(0.0, max(direct))
+    assert cert.guarantee == (cert.worst_case_epsilon, 0.0)
+    assert cert.epsilon == pml.certify(mechanism, prior_set.reference).epsilon
+    assert cert.to_dict()["prior_set"]["kind"] == kind
+    assert cert.worst_case_epsilon == pml.leakage_capacity(mechanism, prior_set)
+
+
+def test_ball_as_prior_set_equals_the_radius_path():
+    rng = np.random.default_rng(3)
+    center = random_prior(rng, 5, 0.05)
+    mechanism = random_mechanism(rng, 5, 4, 0.3)
+    ball = PriorSet.ball(center, 0.07)
+    cert, by_radius = pml.certify(mechanism, ball), pml.certify(mechanism, center, 0.07)
+    assert cert.worst_case_epsilon == by_radius.worst_case_epsilon
+    assert cert.sensitivity_bound == by_radius.sensitivity_bound
+    assert np.array_equal(pml.worst_case_leakage(mechanism, ball),
+                          pml.worst_case_leakage(mechanism, center, 0.07), equal_nan=True)
+
+
+def test_outward_rounding_survives_an_exact_check():
+    """A box tight at eps: the capacity rounds up, so eps = capacity is exactly feasible."""
+    lower = np.array([0.1, 0.2, 0.3, 0.15])
+    prior_set = PriorSet.box(lower)
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        mechanism = random_mechanism(rng, 4, 3)
+        eps = prior_set.capacity(mechanism)
+        assert exactly_feasible(mechanism, exact_box_points(lower), eps)
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "rule"),
+    [
+        (lambda: PriorSet.from_vertices([]), "at least one prior"),
+        (lambda: PriorSet.from_vertices(np.zeros((0, 3))), "must not be empty"),
+        (lambda: PriorSet.from_vertices([[0.5, 0.6]]), "sum to 1"),
+        (lambda: PriorSet.from_vertices([[0.5, 0.5], [0.2, 0.3, 0.5]]), "same length"),
+        (lambda: PriorSet.from_vertices([[1.0, 0.0], [0.5, 0.5]]), "full support"),
+        (lambda: PriorSet.from_vertices([[0.5, -0.5, 1.0]]), "full support"),
+        (lambda: PriorSet.from_vertices([[0.5, 0.5], [0.6, 0.4]], reference=[0.3, 0.7]),
+         "convex hull"),
+        (lambda: PriorSet.from_vertices([[0.5, 0.5]], reference=[0.3, 0.3, 0.4]), "length"),
+        (lambda: PriorSet.box([0.6, 0.5]), "sum to at most 1"),
+        (lambda: PriorSet.box([0.0, 0.5]), "> 0"),
+        (lambda: PriorSet.box([0.5]), "at least 2"),
+        (lambda: PriorSet.box([[0.1, 0.2]]), "1-D"),
+        (lambda: PriorSet.ball([0.5, 0.5], 1.0), "2 min"),
+        (lambda: PriorSet.ball([0.5, 0.5], -0.1), ">= 0"),
+        (lambda: pml.certify(np.eye(2), PriorSet.box([0.2, 0.3]), 0.1), "not both"),
+        (lambda: pml.design(PriorSet.box([0.2, 0.3]), 1.0, radius=0.1, gain=np.eye(2)),
+         "not both"),
+        (lambda: pml.certify(np.eye(3), PriorSet.box([0.2, 0.3])), "2 symbols"),
+        (lambda: pml.leakage_capacity(np.eye(2), [0.5, 0.5]), "radius: required"),
+        (lambda: pml.design(PriorSet.box([0.2, 0.3]), 1.0), "mutual information"),
+    ],
+)
+def test_bad_input_names_the_rule(build, rule):
+    with pytest.raises(InvalidInputError, match=rule):
+        build()
+
+
+def test_repr_and_to_dict():
+    box = PriorSet.box([0.1, 0.2, 0.3])
+    assert repr(box) == "PriorSet.box([0.1, 0.2, 0.3])"
+    data = box.to_dict()
+    assert data["kind"] == "box" and data["lower"] == [0.1, 0.2, 0.3]
+    assert data["slack"] == pytest.approx(0.4) and data["slack"] <= 0.4
+    hull = PriorSet.from_vertices([[0.5, 0.5], [0.2, 0.8]])
+    assert "from_vertices" in repr(hull) and hull.to_dict()["vertices"] == [[0.5, 0.5],
+                                                                            [0.2, 0.8]]
+    with pytest.raises(AttributeError):
+        hull.kind = "box"  # frozen
