@@ -27,8 +27,8 @@ def samples(tmp_path):
 
 
 def test_laplace_json(samples):
-    out = json.loads(run("laplace", "--target-eps", "1", "--delta", "1e-9", "--samples", str(samples),
-                         "--json").stdout)
+    out = json.loads(run("laplace", "--target-eps", "1", "--delta", "1e-9", "--samples",
+                         str(samples), "--json").stdout)
     assert out["n_samples"] == 10_000 and out["prior_estimate"] == pytest.approx([0.3, 0.7])
     radius = math.sqrt(2 * (math.log(2) + 9 * math.log(10)) / 10_000)  # eq. (14) of 003
     assert out["radius"] == pytest.approx(radius)
@@ -40,7 +40,8 @@ def test_laplace_json(samples):
 
 
 def test_laplace_table(samples):
-    text = run("laplace", "--target-eps", "0.5", "--delta", "1e-6", "--samples", str(samples)).stdout
+    text = run("laplace", "--target-eps", "0.5", "--delta", "1e-6", "--samples",
+               str(samples)).stdout
     assert "noise scale b needed under PML" in text and "under LDP" in text
 
 

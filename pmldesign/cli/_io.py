@@ -141,7 +141,8 @@ def prior_set(prior: str | None, radius: float | None, vertices: str | None,
 
 
 def load_samples(path: str, name: str = "--samples") -> np.ndarray:
-    """Integer symbols 0..N-1 from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
+    """Integer symbols 0..N-1 from a file (.csv/.txt one per line or comma-separated, .npy,
+    .json)."""
     values = np.ravel(load_matrix(path, name))
     bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) > MAX_INT)
     if bad.any():

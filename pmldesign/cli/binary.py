@@ -9,13 +9,13 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_positive, as_prior
-from . import _io
-from . import _options
+from . import _io, _options
 from ._options import AliasedOption
 
 
 def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
-    """``(P^(X=-1), P^(X=+1))`` and m, from a file of -1/+1 samples or --prior-estimate/--n-samples."""
+    """``(P^(X=-1), P^(X=+1))`` and m, from a file of -1/+1 samples or
+    --prior-estimate/--n-samples."""
     from ..uncertainty import empirical_prior
 
     if (samples is None) == (prior is None):

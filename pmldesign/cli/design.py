@@ -262,6 +262,7 @@ def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from ..design import compare
 
     top = max(eps, -math.log(float(vector.min())))
