@@ -2,12 +2,12 @@
 evaluation of Theorem 2 of 000 as published (``theorem2_paper``, kept for 000's figures only: it
 under-reports the leakage, docs/erratum-theorem2.md; its warning is silenced here).
 
-- haar(64) (m = k = 64): exact Theorem 2 as published, target < 30 s. There is no feasible exhaustive
-  baseline (2^63 subsets); the baseline column is Corollary 1 on the same workload.
+- haar(64) (m = k = 64): exact Theorem 2 as published, target < 30 s. There is no feasible
+  exhaustive baseline (2^63 subsets); the baseline column is Corollary 1 on the same workload.
 - m = 20, 22, 24: exact Theorem 2 vs exhaustive enumeration of all 2^m subsets
-  (``enumerate_theorem2_paper``, vectorised numpy), on Gaussian workloads (m x 8, where Theorem 2 is
-  strictly below Corollary 1, so the branch and bound has to search), on random {-1, 0, 1}
-  workloads (m x 8) and on random range queries (k = m; 0/1 rows, where Corollary 1 is
+  (``enumerate_theorem2_paper``, vectorised numpy), on Gaussian workloads (m x 8, where
+  Theorem 2 is strictly below Corollary 1, so the branch and bound has to search), on random
+  {-1, 0, 1} workloads (m x 8) and on random range queries (k = m; 0/1 rows, where Corollary 1 is
   attained); the values must agree.
 - Corollary 1 for m = k = 1024 (Haar and random ranges), outward rounded, target < 1 s;
   baseline: the same eq. (7) in plain floats with scipy's cdist for the l1 distances.

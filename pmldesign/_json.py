@@ -11,12 +11,16 @@ import numpy as np
 def jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and non-finite floats into JSON-safe Python values.
 
-    ``nan`` becomes ``None`` and infinities the strings ``"inf"`` / ``"-inf"``.
+    JSON has no infinity and no nan, and pmldesign writes no strings in their place: every
+    non-finite float becomes ``None`` (JSON ``null``). In pmldesign's results an infinite value
+    is a leakage or bound that is infinite (no finite bound exists, e.g. the local-DP epsilon
+    of a mechanism with a zero entry); which fields can be ``null`` and what it means for each
+    is documented in the JSON schema (``pmldesign/schemas``, ``docs/vocabulary.md``).
 
     Examples
     --------
     >>> jsonable({"a": np.array([1.0, np.nan]), "b": np.float64(np.inf)})
-    {'a': [1.0, None], 'b': 'inf'}
+    {'a': [1.0, None], 'b': None}
     """
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
@@ -30,9 +34,5 @@ def jsonable(value: Any) -> Any:
         return int(value)
     if isinstance(value, float | np.floating):
         value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
+        return value if math.isfinite(value) else None
     return value

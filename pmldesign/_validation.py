@@ -25,13 +25,40 @@ def _fmt(value: Any) -> str:
     return repr(value)
 
 
-def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
-    """Convert ``value`` to a finite float64 array with ``ndim`` dimensions."""
+#: Largest integer count accepted (every integer up to it is exact as a float64).
+MAX_INT = 2**53
+
+
+def _ndim(value: Any) -> int:
+    """``numpy.ndim`` that cannot fail (ragged or deeply nested input counts as an array)."""
     try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+        return int(np.ndim(value))
+    except (ValueError, TypeError, RecursionError):
+        return 1
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    """Convert ``value`` to a finite float64 array with ``ndim`` dimensions (real, not complex)."""
+    try:
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if raw.dtype.kind == "c":
+            raise InvalidInputError(
+                f"{name}: must be real numbers, got complex values; pass the real part "
+                f"(numpy.real) if the imaginary part is meant to be zero"
+            )
+        array = raw.astype(np.float64, copy=False)
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        message = " ".join(str(exc).split())[:120]
         raise InvalidInputError(
-            f"{name}: must be numeric, got {type(value).__name__} ({exc})"
+            f"{name}: must be a numeric array, got {type(value).__name__} ({message})"
         ) from None
     if array.ndim != ndim:
         kind = {1: "a 1-D vector", 2: "a 2-D matrix"}.get(ndim, f"{ndim}-D")
@@ -101,12 +128,17 @@ def as_mechanism_and_prior(mechanism: Any, prior: Any) -> tuple[np.ndarray, np.n
 
 def as_real(value: Any, name: str) -> float:
     """Convert a scalar to float, rejecting arrays, NaN and non-numbers."""
-    if isinstance(value, bool) or np.ndim(value) != 0:
-        raise InvalidInputError(f"{name}: must be a real number, got {value!r}")
+    if isinstance(value, bool) or _ndim(value) != 0 or np.iscomplexobj(value):
+        raise InvalidInputError(f"{name}: must be a real number, got {_short(value)}")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{name}: must be a real number, got {value!r}") from None
+        raise InvalidInputError(f"{name}: must be a real number, got {_short(value)}") from None
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name}: must be a real number within the float range (about 1.8e308), "
+            f"got {_short(value)}"
+        ) from None
     if math.isnan(number):
         raise InvalidInputError(f"{name}: must be a real number, got nan")
     return number
@@ -138,16 +170,23 @@ def as_open_probability(value: Any, name: str) -> float:
 
 
 def as_int(value: Any, name: str, minimum: int) -> int:
-    """An integer >= ``minimum`` (floats with an integral value are accepted)."""
-    if isinstance(value, bool) or np.ndim(value) != 0:
-        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}") from None
-    if not math.isfinite(number) or number != int(number) or number < minimum:
-        raise InvalidInputError(f"{name}: must be an integer >= {minimum}, got {value!r}")
-    return int(number)
+    """An integer in ``[minimum, 2**53]`` (floats with an integral value are accepted)."""
+    rule = f"{name}: must be an integer between {minimum} and 2**53"
+    if isinstance(value, bool) or _ndim(value) != 0 or np.iscomplexobj(value):
+        raise InvalidInputError(f"{rule}, got {_short(value)}")
+    if isinstance(value, int | np.integer):
+        number = int(value)
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidInputError(f"{rule}, got {_short(value)}") from None
+        if not math.isfinite(number) or number != int(number):
+            raise InvalidInputError(f"{rule}, got {_short(value)}")
+        number = int(number)
+    if not minimum <= number <= MAX_INT:
+        raise InvalidInputError(f"{rule}, got {_short(value)}")
+    return number
 
 
 def as_time_limit(value: Any) -> float | None:

@@ -107,7 +107,7 @@ class Certificate(Result):
         return self.guarantee[0] <= eps
 
     def to_dict(self) -> dict:
-        """Plain-Python view for JSON (nan becomes ``None``, infinities ``"inf"``).
+        """Plain-Python view for JSON (an infinite epsilon, or a nan, becomes ``None``).
 
         The robust fields are ``None`` when no radius (or no samples) was given.
         """

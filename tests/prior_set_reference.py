@@ -44,16 +44,22 @@ def ball_vertices_brute(center: np.ndarray, radius: float) -> np.ndarray:
     return np.array(points)
 
 
+#: HiGHS's default feasibility tolerance (1e-7) exceeds small radii: solve the references tightly.
+_ACCURATE = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
 def min_over_set_lp(column: np.ndarray, kind: str, data) -> float:
     """``min <Q, column>`` over the set described by its definition (not its extreme points)."""
     n = len(column)
     if kind == "box":
         result = linprog(column, A_eq=np.ones((1, n)), b_eq=[1.0],
-                         bounds=list(zip(data, [None] * n, strict=True)), method="highs")
+                         bounds=list(zip(data, [None] * n, strict=True)), method="highs",
+                         options=_ACCURATE)
     elif kind == "vertices":  # Q = V^T lam, lam in the simplex
         vertices = np.asarray(data)
         result = linprog(vertices @ column, A_eq=np.ones((1, len(vertices))), b_eq=[1.0],
-                         bounds=(0, None), method="highs")
+                         bounds=(0, None), method="highs",
+                         options=_ACCURATE)
     else:  # ball: Q = center + plus - minus, sum(plus + minus) <= radius, sum(plus - minus) = 0
         center, radius = data
         cost = np.concatenate([column, -column])
@@ -62,7 +68,8 @@ def min_over_set_lp(column: np.ndarray, kind: str, data) -> float:
         b_ub = np.concatenate([[radius], center])
         a_eq = np.concatenate([np.ones(n), -np.ones(n)])[None, :]
         result = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[0.0], bounds=(0, None),
-                         method="highs", options={"primal_feasibility_tolerance": 1e-10})
+                         method="highs",
+                         options=_ACCURATE)
         return float(result.fun + center @ column)
     return float(result.fun)
 

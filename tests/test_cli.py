@@ -46,7 +46,7 @@ def test_certify_json(example_files, kind):
 
 def test_certify_prior_from_file_and_table(example_files):
     out = run("certify", str(example_files["csv"]), "--prior", str(example_files["prior"]))
-    assert "0.117783" in out.stdout and "local-DP epsilon" in out.stdout
+    assert "0.117783" in out.stdout and "local-DP eps" in out.stdout
 
 
 def test_rr_with_prior_json():
@@ -141,8 +141,9 @@ def test_design_from_samples_end_to_end(tmp_path):
                 q[j] -= beta / 2
                 assert pml.epsilon_min(mech, q) <= 1.0
     comparison = data["comparison"]
-    assert comparison["optimal PML"]["utility"] >= comparison["randomized response"]["utility"]
-    assert comparison["optimal PML"]["utility"] >= comparison["optimal LDP"]["utility"]
+    best = comparison["optimal PML"]["utility_value"]
+    assert best >= comparison["randomized response"]["utility_value"]
+    assert comparison["optimal PML"]["utility_value"] >= comparison["optimal LDP"]["utility_value"]
     assert comparison["randomized response"]["pml_epsilon"] <= 1.0
 
 

@@ -27,8 +27,8 @@ def samples(tmp_path):
 
 
 def test_laplace_json(samples):
-    out = json.loads(run("laplace", "--eps", "1", "--delta", "1e-9", "--samples", str(samples),
-                         "--json").stdout)
+    out = json.loads(run("laplace", "--target-eps", "1", "--delta", "1e-9", "--samples",
+                         str(samples), "--json").stdout)
     assert out["n_samples"] == 10_000 and out["prior_estimate"] == pytest.approx([0.3, 0.7])
     radius = math.sqrt(2 * (math.log(2) + 9 * math.log(10)) / 10_000)  # eq. (14) of 003
     assert out["radius"] == pytest.approx(radius)
@@ -40,14 +40,15 @@ def test_laplace_json(samples):
 
 
 def test_laplace_table(samples):
-    text = run("laplace", "--eps", "0.5", "--delta", "1e-6", "--samples", str(samples)).stdout
-    assert "b_pml" in text and "b_ldp" in text
+    text = run("laplace", "--target-eps", "0.5", "--delta", "1e-6", "--samples",
+               str(samples)).stdout
+    assert "noise scale b needed under PML" in text and "under LDP" in text
 
 
 def test_gaussian_json_and_plot(tmp_path):
     png = tmp_path / "curve.png"
     out = json.loads(run("gaussian", "--sigma", "1.5", "--prior", "0.5,0.5", "--n-samples",
-                         "10000", "--delta2", "1e-6", "--eps", "0.3,0.5,0.9", "--plot", str(png),
+                         "10000", "--delta", "1e-6", "--eps", "0.3,0.5,0.9", "--plot", str(png),
                          "--json").stdout)
     assert png.read_bytes()[:4] == b"\x89PNG"
     curve = out["curve"]
@@ -59,7 +60,7 @@ def test_gaussian_json_and_plot(tmp_path):
 
 def test_gaussian_table(samples):
     text = run("gaussian", "--sigma", "2", "--samples", str(samples)).stdout
-    assert "delta*" in text and "pLDP" in text
+    assert "(total)" in text and "pLDP" in text
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def test_design_and_certify_over_vertices(files):
     prior_set = PriorSet.from_vertices(VERTICES)
     assert max(pml.certify(mechanism, q).epsilon for q in VERTICES) <= 0.5
     expected = pml.design(prior_set, 0.5, gain=np.eye(3)).utility
-    assert data["utility"] == pytest.approx(expected, abs=1e-9)
+    assert data["utility_value"] == pytest.approx(expected, abs=1e-9)
     certified = _run("certify", str(out), "--vertices", vertices, "--json")
     assert certified.returncode == 0, certified.stderr
     assert _json(certified)["worst_case_epsilon"] <= 0.5

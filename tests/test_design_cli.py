@@ -39,8 +39,8 @@ def test_design_json_and_csv(tmp_path, gain_file):
     assert np.allclose(mechanism, np.array(data["mechanism"]))
     assert pml.leakage_capacity(mechanism, [0.5, 0.3, 0.2], 0.05) <= 0.5
     expected = pml.design([0.5, 0.3, 0.2], 0.5, radius=0.05, gain=np.eye(3)).utility
-    assert data["utility"] == pytest.approx(expected, abs=1e-12)
-    assert data["upper_bound"] >= data["utility"]
+    assert data["utility_value"] == pytest.approx(expected, abs=1e-12)
+    assert data["upper_bound"] >= data["utility_value"]
     certified = _run("certify", str(out), "--prior", "0.5,0.3,0.2", "--json")
     assert json.loads(certified.stdout)["epsilon"] <= 0.5
 
@@ -48,7 +48,7 @@ def test_design_json_and_csv(tmp_path, gain_file):
 def test_design_table(gain_file):
     run = _run("design", "--prior", "0.5,0.3,0.2", "--eps", "0.5", "--gain", gain_file)
     assert run.returncode == 0, run.stderr
-    assert "Optimal mechanism" in run.stdout and "upper_bound" in run.stdout
+    assert "Optimal mechanism" in run.stdout and "upper bound" in run.stdout
 
 
 def test_compare_table_json_and_plot(tmp_path, gain_file):
@@ -59,8 +59,8 @@ def test_compare_table_json_and_plot(tmp_path, gain_file):
     assert "randomized response" in run.stdout and plot.stat().st_size > 1000
     run = _run("compare", "--prior", "0.4,0.3,0.3", "--eps", "0.5", "--gain", gain_file, "--json")
     data = json.loads(run.stdout)["mechanisms"]
-    assert data["optimal PML"]["utility"] >= data["randomized response"]["utility"]
-    assert data["optimal PML"]["utility"] >= data["optimal LDP"]["utility"]
+    assert data["optimal PML"]["utility_value"] >= data["randomized response"]["utility_value"]
+    assert data["optimal PML"]["utility_value"] >= data["optimal LDP"]["utility_value"]
     assert data["optimal LDP"]["ldp_epsilon"] <= 0.5
 
 

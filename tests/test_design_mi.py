@@ -124,7 +124,7 @@ def test_cli_design_mutual_information():
     )
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
-    assert data["utility"] == pytest.approx(0.55451774, abs=5e-8)  # docs/extremal.md Sec. 6
+    assert data["utility_value"] == pytest.approx(0.55451774, abs=5e-8)  # docs/extremal.md Sec. 6
     assert pml.certify(np.array(data["mechanism"]), [0.4, 0.2, 0.2, 0.2]).epsilon <= math.log(2)
 
 

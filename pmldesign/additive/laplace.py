@@ -82,4 +82,5 @@ def binary_laplace_scale(eps, p_min, radius=0.0) -> float:
         return math.inf
     # log t = eps + log(1 - p) - log(1 - p e^eps), written with log1p for accuracy.
     log_t = eps + math.log1p(-p) - math.log1p(-p * math.exp(eps))
-    return 2.0 / log_t
+    # log t >= eps > 0; for a subnormal eps it can round to 0, where b = inf is the safe answer.
+    return 2.0 / log_t if log_t > 0 else math.inf

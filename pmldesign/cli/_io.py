@@ -1,50 +1,119 @@
-"""Reading matrices and vectors for the CLI, and writing results (JSON or rich tables)."""
+"""Reading matrices, vectors and samples for the CLI, and writing results (JSON or tables).
+
+Everything the CLI prints for a person goes to stdout as rich tables; progress bars, spinners
+and warnings go to stderr (``--quiet`` silences them), so ``--json`` output on stdout is always
+one JSON document, whatever else is asked for.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import sys
+from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._json import jsonable
+from .._validation import MAX_INT
+
+#: Version of the JSON written by ``--json`` (``pmldesign/schemas/cli-output.schema.json``):
+#: the major number changes when a field is removed or changes meaning, the minor when one is
+#: added.
+SCHEMA_VERSION = "1.0"
+
+#: Entries below this fraction of their column's largest entry are shown as structural zeros.
+STRUCTURAL_ZERO = 1e-15
+
+_state = {"quiet": False}
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence (or restore) progress bars and warnings on stderr for this run."""
+    _state["quiet"] = bool(quiet)
+
+
+def is_quiet() -> bool:
+    """Whether ``--quiet`` was given."""
+    return _state["quiet"]
+
+
+_FORMATS = ".csv rows, .npy or a JSON list of rows"
+
+
+def _cannot_read(name: str, path: str, why: str) -> InvalidInputError:
+    return InvalidInputError(f"{name}: cannot read {path} as numbers ({_FORMATS}): {why}")
 
 
 def load_matrix(path: str, name: str = "MECHANISM") -> np.ndarray:
-    """Read a 2-D array from a .csv (comma-separated rows), .npy or .json (list of rows) file."""
+    """Read a real array from a .csv (comma-separated rows), .npy or .json (list of rows) file.
+
+    Refused with :class:`InvalidInputError`: a missing file, an empty one, JSON that is not a
+    list of numbers (an object, deep nesting), complex or non-numeric ``.npy`` arrays.
+    """
     file = Path(path)
     if not file.is_file():
-        raise InvalidInputError(f"{name}: file not found: {path}")
+        what = "a directory, not a file" if file.is_dir() else "file not found"
+        raise InvalidInputError(f"{name}: {what}: {path}; give an existing {_FORMATS} file")
     suffix = file.suffix.lower()
     try:
         if suffix == ".npy":
             data = np.load(file, allow_pickle=False)
         elif suffix == ".json":
-            data = np.asarray(json.loads(file.read_text()), dtype=np.float64)
+            data = _json_array(json.loads(file.read_text()), name, path)
         else:
-            data = np.loadtxt(file, delimiter=",", ndmin=2, comments="#")
-    except (ValueError, OSError, json.JSONDecodeError) as exc:
-        message = " ".join(str(exc).split())
-        raise InvalidInputError(
-            f"{name}: cannot read {path} as a numeric matrix "
-            f"(.csv rows, .npy or a JSON list of rows): {message}"
-        ) from None
-    return data
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "input contained no data": checked below
+                data = np.loadtxt(file, delimiter=",", ndmin=2, comments="#")
+    except (ValueError, OSError, RecursionError, UnicodeDecodeError, EOFError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise _cannot_read(name, path, " ".join(str(exc).split())[:160]) from None
+    if data.dtype.kind == "c":
+        raise _cannot_read(name, path, "complex values; save the real part (numpy.real)")
+    if data.dtype.kind not in "iuf":
+        raise _cannot_read(name, path, f"entries of type {data.dtype} are not real numbers")
+    if data.size == 0:
+        raise _cannot_read(name, path, "the file holds no numbers")
+    return data.astype(np.float64, copy=False)
+
+
+def _json_array(value, name: str, path: str) -> np.ndarray:
+    """A JSON document as a float array: only (nested) lists of numbers are accepted."""
+    if not isinstance(value, list | int | float) or isinstance(value, bool):
+        raise _cannot_read(name, path, f"found a JSON {type(value).__name__}, not a list")
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _cannot_read(name, path, " ".join(str(exc).split())[:160]) from None
 
 
 def parse_vector(text: str, name: str) -> np.ndarray:
     """A vector given inline (``0.4,0.2,0.2,0.2``) or as a file (.csv/.npy/.json, one row)."""
     if Path(text).is_file():
-        return np.ravel(load_matrix(text, name))
+        array = load_matrix(text, name)
+        if array.ndim > 2 or (array.ndim == 2 and min(array.shape) > 1):
+            raise InvalidInputError(
+                f"{name}: {text} holds an array of shape {array.shape}, expected one row or "
+                "one column of numbers"
+            )
+        return np.ravel(array)
+    example = "0.4,0.2,0.2,0.2"
     try:
-        return np.array([float(v) for v in text.replace(" ", "").split(",") if v != ""])
+        values = [float(v) for v in text.replace(" ", "").split(",") if v != ""]
     except ValueError:
+        values = []
+    if not values:
         raise InvalidInputError(
-            f"{name}: expected comma-separated numbers like 0.4,0.2,0.2,0.2 or a file, got {text!r}"
-        ) from None
+            f"{name}: expected comma-separated numbers like {example} or an existing file, "
+            f"got {text!r}"
+        )
+    return np.array(values)
 
 
 def prior_set(prior: str | None, radius: float | None, vertices: str | None,
@@ -72,16 +141,21 @@ def prior_set(prior: str | None, radius: float | None, vertices: str | None,
 
 
 def load_samples(path: str, name: str = "--samples") -> np.ndarray:
-    """Integer symbols from a file (.csv/.txt one per line or comma-separated, .npy, .json)."""
+    """Integer symbols 0..N-1 from a file (.csv/.txt one per line or comma-separated, .npy,
+    .json)."""
     values = np.ravel(load_matrix(path, name))
-    if not np.all(values == np.round(values)):
-        raise InvalidInputError(f"{name}: samples must be integer symbols 0..N-1 in {path}")
+    bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) > MAX_INT)
+    if bad.any():
+        raise InvalidInputError(
+            f"{name}: samples must be integer symbols 0..N-1, found {values[bad][0]:g} in {path}"
+        )
     return values.astype(np.int64)
 
 
-def print_json(data: dict) -> None:
-    """Write ``data`` as one JSON object on stdout."""
-    sys.stdout.write(json.dumps(jsonable(data), indent=2) + "\n")
+def print_json(data: dict, command: str) -> None:
+    """Write ``data`` as one JSON document on stdout, tagged with ``command`` and the version."""
+    document = {"schema_version": SCHEMA_VERSION, "command": command, **jsonable(data)}
+    sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
 def fmt(value: float, digits: int = 6) -> str:
@@ -94,11 +168,52 @@ def fmt(value: float, digits: int = 6) -> str:
     return f"{value:.{digits}f}"
 
 
+def structural_zeros(mechanism: np.ndarray) -> bool:
+    """Whether some entry is positive but below :data:`STRUCTURAL_ZERO` of its column's maximum.
+
+    Such entries are solver residues of zeros: the mechanism's local-DP epsilon is then finite
+    on the floats but astronomically large, and infinite for the structure it approximates.
+    """
+    matrix = np.asarray(getattr(mechanism, "matrix", mechanism), dtype=np.float64)
+    top = matrix.max(axis=0, keepdims=True)
+    return bool(((matrix > 0) & (matrix < STRUCTURAL_ZERO * top)).any())
+
+
+def ldp_cell(value: float, mechanism: np.ndarray, digits: int = 6) -> str:
+    """A local-DP epsilon for a table: ``inf (structural zeros)`` when residues make it finite."""
+    if math.isfinite(value) and structural_zeros(mechanism):
+        return "inf (structural zeros)"
+    return fmt(value, digits)
+
+
 def console():
     """A rich console on stdout (imported lazily so ``--help`` stays fast)."""
     from rich.console import Console
 
     return Console(highlight=False)
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def progress(iterable: Iterable, description: str = "", total: int | None = None) -> Iterable:
+    """A transient progress bar on stderr over ``iterable`` (nothing with ``--quiet``)."""
+    if is_quiet():
+        return iterable
+    from rich.progress import track
+
+    return track(iterable, total=total, description=description or "working",
+                 console=_stderr_console(), transient=True)
+
+
+def status(message: str):
+    """A spinner on stderr while a long step runs (nothing with ``--quiet``)."""
+    if is_quiet():
+        return nullcontext()
+    return _stderr_console().status(message)
 
 
 def table(title: str, columns: list[str], rows: list[list[str]]):

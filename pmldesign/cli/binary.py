@@ -8,19 +8,29 @@ import click
 import numpy as np
 
 from .._errors import InvalidInputError
-from . import _io
+from .._validation import as_positive, as_prior
+from . import _io, _options
+from ._options import AliasedOption
 
 
 def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
-    """``(P^(X=-1), P^(X=+1))`` and m, from a file of -1/+1 samples or from --prior/--n-samples."""
+    """``(P^(X=-1), P^(X=+1))`` and m, from a file of -1/+1 samples or
+    --prior-estimate/--n-samples."""
     from ..uncertainty import empirical_prior
 
     if (samples is None) == (prior is None):
-        raise InvalidInputError("give either --samples FILE or --prior P1,P2 with --n-samples M")
+        raise click.UsageError(
+            "give either --samples FILE or --prior-estimate P1,P2 with --n-samples M")
     if prior is not None:
         if n_samples is None:
-            raise InvalidInputError("--prior needs --n-samples M (the size of its sample)")
-        return _io.parse_vector(prior, "--prior"), n_samples
+            raise click.UsageError("--prior-estimate needs --n-samples M (the size of its sample)")
+        if n_samples < 1:
+            raise InvalidInputError(f"--n-samples: must be an integer >= 1, got {n_samples}")
+        return as_prior(_io.parse_vector(prior, "--prior-estimate"), "--prior-estimate",
+                        size=2), n_samples
+    if n_samples is not None:
+        raise click.UsageError("--n-samples goes with --prior-estimate; --samples FILE counts "
+                               "its own samples")
     values = np.ravel(_io.load_matrix(samples, "--samples"))
     if not np.all((values == -1) | (values == 1)):
         raise InvalidInputError(
@@ -32,8 +42,10 @@ def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
 
 _SOURCE = [
     click.option("--samples", type=click.Path(dir_okay=False), help="File of -1/+1 samples."),
-    click.option("--prior", default=None, help="Estimate P(X=-1),P(X=+1) instead of samples."),
-    click.option("--n-samples", type=int, default=None, help="m behind --prior."),
+    click.option("--prior-estimate", "prior", cls=AliasedOption, aliases=("--prior",),
+                 default=None, help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
+    click.option("--n-samples", type=int, default=None,
+                 help="Number of samples behind --prior-estimate."),
     click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables."),
 ]
 
@@ -50,47 +62,67 @@ def binary_command() -> None:
 
 
 @binary_command.command("laplace")
-@click.option("--eps", required=True, type=float, help="Target PML eps (nats).")
-@click.option("--delta", required=True, type=float, help="Failure probability of the estimate.")
+@click.option("--target-eps", "eps", cls=AliasedOption, aliases=("--eps",), required=True,
+              type=float, help="PML eps to guarantee for the true prior (nats, > 0).")
+@click.option("--delta", required=True, type=float,
+              help="Probability that the guarantee fails because the estimate is off.")
 @_with_source
 def laplace_command(eps, delta, samples, prior, n_samples, as_json) -> None:
-    """Calibrate the binary Laplace scale b for (EPS, DELTA)-PML (eq. (16) of 003).
+    """The Laplace noise scale b that makes binary data (TARGET-EPS, DELTA)-PML (003, eq. (16)).
 
-    Example: pmldesign binary laplace --eps 1 --delta 1e-9 --samples data.csv
+    Example: pmldesign binary laplace --target-eps 1 --delta 1e-9 --samples data.csv
     """
     from ..additive import binary_laplace_scale
     from ..uncertainty import l1_radius
 
+    eps = as_positive(eps, "--target-eps")
     estimate, m = _estimate(samples, prior, n_samples)
     p_min = float(min(estimate))
     radius = l1_radius(m, 2, delta)
     b_pml = binary_laplace_scale(eps, p_min, min(radius, 2 * p_min))
-    b_ldp = 2.0 / eps if eps > 0 else math.inf
+    b_ldp = 2.0 / eps
+    saved = 1.0 - (b_pml / b_ldp) ** 2 if math.isfinite(b_ldp) else math.nan
     data = {
-        "prior_estimate": estimate, "n_samples": m, "eps": eps, "delta": delta,
+        "prior_estimate": estimate, "n_samples": m, "target_eps": eps, "delta": delta,
         "radius": radius, "b_pml": b_pml, "b_ldp": b_ldp,
         "variance_pml": 2 * b_pml**2, "variance_ldp": 2 * b_ldp**2,
-        "variance_saved": 1.0 - (b_pml / b_ldp) ** 2,
-        "ldp_fallback": radius >= 2 * p_min,
+        "variance_saved": saved, "ldp_fallback": radius >= 2 * p_min,
     }
     if as_json:
-        _io.print_json(data)
+        _io.print_json(data, "binary laplace")
         return
-    rows = [[key, f"{value:g}" if key == "delta" else
-             _io.fmt(value) if isinstance(value, float) else str(value)]
-            for key, value in data.items() if key != "prior_estimate"]
-    rows.insert(0, ["prior_estimate (P(-1), P(+1))", ", ".join(_io.fmt(v) for v in estimate)])
-    _io.console().print(_io.table("Binary Laplace mechanism: PML-calibrated vs LDP",
+    rows = [[label, _io.fmt(data[key]) if isinstance(data[key], float) else str(data[key])]
+            for key, label in _LAPLACE_LABELS.items()]
+    rows[2][1] = f"{delta:g}"
+    rows[-1][1] = "yes" if data["ldp_fallback"] else "no"
+    rows.insert(0, ["estimated prior P(-1), P(+1)", ", ".join(_io.fmt(v) for v in estimate)])
+    _io.console().print(_io.table("Binary Laplace mechanism: noise needed under PML vs LDP",
                                   ["quantity", "value"], rows))
+
+
+#: Table labels of ``binary laplace`` (JSON keys on the left).
+_LAPLACE_LABELS = {
+    "n_samples": "samples behind the estimate",
+    "target_eps": "PML eps to guarantee (nats)",
+    "delta": "probability the guarantee fails",
+    "radius": "l1 distance the true prior may be from the estimate",
+    "b_pml": "noise scale b needed under PML",
+    "b_ldp": "noise scale b needed under LDP (2 / eps)",
+    "variance_pml": "noise variance under PML",
+    "variance_ldp": "noise variance under LDP",
+    "variance_saved": "fraction of the LDP variance saved",
+    "ldp_fallback": "estimate too uncertain, LDP scale used",
+}
 
 
 @binary_command.command("gaussian")
 @click.option("--sigma", required=True, type=float, help="Standard deviation of the noise.")
-@click.option("--delta2", default=1e-6, show_default=True, type=float,
-              help="Failure probability of the estimate (delta_2).")
+@click.option("--delta", "delta2", cls=AliasedOption, aliases=("--delta2",), default=1e-6,
+              show_default=True, type=float,
+              help="Probability that the prior estimate is off by more than the radius.")
 @click.option("--eps", "eps_values", default=None,
               help="Comma-separated eps values (default: 20 values up to eps_max of the ball).")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG curve.")
+@_options.plot_option("Draw the curve to this image (.png, .pdf, .svg...).")
 @_with_source
 def gaussian_command(sigma, delta2, eps_values, plot, samples, prior, n_samples, as_json) -> None:
     """The (eps*, delta*) curve of the binary Gaussian mechanism (003 Sec. VI-B) and pLDP.
@@ -119,9 +151,12 @@ def gaussian_command(sigma, delta2, eps_values, plot, samples, prior, n_samples,
         plot_tradeoff({f"PML, m = {m}": rows}, sigma, plot)
     if as_json:
         _io.print_json({"prior_estimate": estimate, "n_samples": m, "sigma": sigma,
-                        "delta2": delta2, "radius": curve[0].radius, "curve": rows})
+                        "delta": delta2, "radius": curve[0].radius, "curve": rows},
+                       "binary gaussian")
         return
     table_rows = [[_io.fmt(r[k], 6 if k.startswith("eps") else 9) for k in r] for r in rows]
     _io.console().print(_io.table(
-        f"Binary Gaussian, sigma = {sigma:g}, m = {m}, radius = {curve[0].radius:.4g}",
-        ["eps", "eps*", "delta_1", "delta*", "pLDP delta at eps*"], table_rows))
+        f"Binary Gaussian noise of standard deviation {sigma:g}, {m} samples, true prior "
+        f"within l1 distance {curve[0].radius:.4g} of the estimate",
+        ["eps (estimate)", "eps* (true prior)", "delta_1 (noise)",
+         "delta* (total)", "pLDP delta at eps*"], table_rows))

@@ -46,7 +46,7 @@ def calibrate_command(
     if not cal.feasible:
         raise InvalidInputError(f"--target-eps: cannot be met: {cal.explanation}")
     if as_json:
-        _io.print_json(cal.to_dict())
+        _io.print_json(cal.to_dict(), "calibrate")
         return
     rows = [
         ["target eps", _io.fmt(cal.target_eps)],

@@ -9,26 +9,27 @@ from ..certification import certify
 from . import _io
 
 
-def render_certificate(cert, title: str) -> None:
-    """Print a certificate as two tables: per-outcome leakage, then the summary."""
+def render_certificate(cert, title: str, mechanism) -> None:
+    """Print a certificate as two tables: per-output leakage, then the summary in words."""
     out = _io.console()
     rows = [
         [f"y{j}", _io.fmt(p), _io.fmt(v)]
         for j, (p, v) in enumerate(zip(cert.output_probabilities, cert.per_outcome, strict=True))
     ]
-    out.print(_io.table(title, ["output", "P_Y(y)", "leakage (nats)"], rows))
+    out.print(_io.table(title, ["output", "probability of the output",
+                                "leakage of the output (nats)"], rows))
     summary = [
-        ["eps-PML (epsilon_min)", _io.fmt(cert.epsilon)],
-        ["privacy region", str(cert.region)],
-        ["epsilon_max (raw data)", _io.fmt(cert.epsilon_max)],
-        ["local-DP epsilon", _io.fmt(cert.ldp_epsilon)],
+        ["PML eps: the largest leakage of any output", _io.fmt(cert.epsilon)],
+        ["privacy region (up to region - 1 zeros per output column)", str(cert.region)],
+        ["leakage of publishing the raw data", _io.fmt(cert.epsilon_max)],
+        ["local-DP eps (no prior assumed)", _io.ldp_cell(cert.ldp_epsilon, mechanism)],
         ["mutual information (nats)", _io.fmt(cert.mutual_information)],
     ]
     if cert.radius is not None:
         summary += [
-            ["l1 radius of the prior set", _io.fmt(cert.radius)],
-            ["worst-case eps over the set", _io.fmt(cert.worst_case_epsilon)],
-            ["Theorem 4 bound on the increase", _io.fmt(cert.sensitivity_bound)],
+            ["l1 radius of the set of priors", _io.fmt(cert.radius)],
+            ["PML eps for the worst prior of the set", _io.fmt(cert.worst_case_epsilon)],
+            ["bound on the increase over the set", _io.fmt(cert.sensitivity_bound)],
         ]
     elif cert.prior_set is not None:
         summary += [
@@ -38,8 +39,8 @@ def render_certificate(cert, title: str) -> None:
     if cert.delta is not None:
         eps, delta = cert.guarantee
         summary += [
-            ["samples used for the estimate", str(cert.n_samples)],
-            ["(eps, delta)-PML guarantee", f"({_io.fmt(eps)}, {delta:.3g})"],
+            ["samples behind the prior estimate", str(cert.n_samples)],
+            ["guarantee: eps, with probability 1 - delta", f"{_io.fmt(eps)}, {delta:.3g}"],
         ]
     out.print(_io.table("Guarantee", ["measure", "value"], summary))
 
@@ -79,6 +80,11 @@ def certify_command(mechanism: str, prior: str | None, radius: float | None,
     pmldesign certify mech.csv --lower 0.3,0.1,0.1,0.1;
     pmldesign certify mech.csv --samples data.csv --delta 1e-6
     """
+    if samples is not None and prior is not None:
+        raise click.UsageError("give either --prior or --samples FILE (which estimates the "
+                               "prior), not both")
+    if samples is None and delta is not None:
+        raise click.UsageError("--delta goes with --samples FILE; drop it or give --samples")
     from ..mechanism import load_mechanism
     from . import _table
 
@@ -101,6 +107,6 @@ def certify_command(mechanism: str, prior: str | None, radius: float | None,
     else:
         raise click.UsageError("give --prior (optionally with --radius) or --samples with --delta")
     if as_json:
-        _io.print_json(cert.to_dict())
+        _io.print_json(cert.to_dict(), "certify")
     else:
-        render_certificate(cert, f"PML of {mechanism}")
+        render_certificate(cert, f"PML of {mechanism}", matrix)

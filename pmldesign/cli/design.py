@@ -7,9 +7,24 @@ import math
 import click
 import numpy as np
 
-from . import _io
+from . import _io, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear"])
+_TIME_LIMIT = "Solver time limit in seconds (inf: none); the best certified result so far."
+
+
+def _utility_name(utility: str | None, gain) -> str:
+    """The utility measure's name as in JSON: ``mutual_information`` or ``linear``."""
+    return utility or ("linear" if gain is not None else "mutual_information")
+
+
+def utility_words(utility: str, gain) -> str:
+    """The utility in words: what the number in a table measures."""
+    if utility == "mutual_information":
+        return "mutual information between input and output (nats)"
+    if gain is not None and np.array_equal(gain, np.eye(len(gain))):
+        return "probability the output equals the input"
+    return "expected gain sum_x P(x) sum_y P(y|x) G[x, y]"
 
 
 def _cell(value) -> str:
@@ -51,9 +66,8 @@ def _inputs(prior: str, gain: str | None):
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
 @click.option("--utility", default=None, type=_UTILITY,
               help="Default: linear with --gain, else mutual_information.")
-@click.option("--time-limit", default=None, type=float, help="Solver time limit (seconds).")
-@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="Write the mechanism: .json (labels and guarantee), .csv or .npy.")
+@_options.time_limit_option(None, _TIME_LIMIT)
+@_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
                    target_eps, delta, alphabet,
@@ -92,18 +106,22 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
     _save(result.mechanism, output)
-    summary = _summary(result)
+    summary = _summary(result, _utility_name(utility, matrix))
     if as_json:
         where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
-        _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary})
+        _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
+                       "design")
         return
-    where = f"radius = {radius:g}" if prior_set is None else f"{prior_set.kind} set of priors"
-    _print_design(result, summary, f"Optimal mechanism, eps = {eps:g}, {where}", output)
+    where = (f"l1 radius of the prior set = {radius:g}" if prior_set is None
+             else f"{prior_set.kind} set of priors")
+    _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, {where}", output,
+                  utility_words(summary["utility"], matrix))
 
 
-def _summary(result) -> dict:
+def _summary(result, utility: str) -> dict:
     return {
-        "utility": result.utility,
+        "utility": utility,
+        "utility_value": result.utility,
         "upper_bound": result.upper_bound,
         "gap": result.gap,
         "exact": result.exact,
@@ -115,6 +133,18 @@ def _summary(result) -> dict:
     }
 
 
+#: Table labels of the summary fields (``utility_value`` is labelled by the utility in words).
+_LABELS = {
+    "upper_bound": "upper bound on the best possible utility",
+    "gap": "gap to the upper bound",
+    "exact": "proven optimal",
+    "certified_leakage": "certified PML eps of the mechanism (nats)",
+    "method": "method",
+    "solve_time": "solve time (s)",
+    "repair_mixing": "weight mixed with a safe mechanism to certify it",
+}
+
+
 def _save(mechanism, output: str | None) -> None:
     if output:
         from ..mechanism import Mechanism
@@ -122,12 +152,13 @@ def _save(mechanism, output: str | None) -> None:
         (mechanism if isinstance(mechanism, Mechanism) else Mechanism(mechanism)).save(output)
 
 
-def _print_design(result, summary: dict, title: str, output: str | None) -> None:
+def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
     out = _io.console()
     rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
     columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
     out.print(_io.table(title, columns, rows))
-    cells = [[k, _cell(v)] for k, v in summary.items()]
+    cells = [[words, _cell(summary["utility_value"])]]
+    cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
     if output:
         out.print(f"mechanism written to {output}")
@@ -141,8 +172,9 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 
     data, labels = _table.read_samples(samples, column, categories, alphabet)
     matrix = _io.load_matrix(gain, "--gain") if gain else None
-    found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
-                                categories=labels, baselines=True, time_limit=time_limit)
+    with _io.status("designing over the set of priors..."):
+        found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
+                                    categories=labels, baselines=True, time_limit=time_limit)
     cal, result, mechanism = found.calibration, found.comparison, found.mechanism
     _save(mechanism, output)
     guarantee = {"eps": found.certificate.guarantee[0], "delta": delta}
@@ -154,29 +186,26 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
             "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
             "mechanism": mechanism.to_dict(), "guarantee": guarantee, "utility": result.utility,
             "non_identifiable": list(found.non_identifiable),
-            "comparison": {c.name: {"utility": c.utility, "pml_epsilon": c.pml_epsilon,
+            "comparison": {c.name: {"utility_value": c.utility, "pml_epsilon": c.pml_epsilon,
                                     "ldp_epsilon": c.ldp_epsilon} for c in result.contenders},
-        })
+        }, "design")
         return
     out = _io.console()
     estimate = ", ".join(f"{x}: {p:.4f}" for x, p in zip(mechanism.inputs, cal.prior_estimate,
                                                          strict=True))
-    out.print(f"Estimated prior from {cal.n_samples:,} samples: ({estimate}); l1 radius "
-              f"beta*(delta) = {cal.radius:.4f} (eq. (7) of 003).")
+    out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
+              f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
     rows = [[str(x), *(_io.fmt(v, 4) for v in row)]
             for x, row in zip(mechanism.inputs, mechanism.matrix, strict=True)]
     columns = ["", *[str(y) for y in mechanism.outputs]]
-    out.print(_io.table("Optimal mechanism over the ball (Proposition 2 of 003)", columns, rows))
-    out.print(f"Guarantee: ({guarantee['eps']:.4f}, {delta:.3g})-PML for the true prior "
-              f"(target eps {target_eps:g}); fixed-prior design eps by {cal.method}: "
-              f"{cal.design_epsilon:.4f}.")
+    out.print(_io.table("Optimal mechanism for every prior within that distance", columns, rows))
+    out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
+              f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
+              f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")
     if found.non_identifiable:
         out.print(f"Merged categories: the shares of {', '.join(map(str, found.non_identifiable))}"
                   " cannot be estimated from the outputs (see docs/choosing-a-utility.md).")
-    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.pml_epsilon), _io.fmt(c.ldp_epsilon)]
-            for c in result.contenders]
-    out.print(_io.table(f"Same (eps, delta) guarantee ({result.utility})",
-                        ["mechanism", "utility", "worst-case PML eps", "LDP eps"], rows))
+    _print_contenders(result, matrix, "Same guarantee", "PML eps for the worst prior")
     if output:
         out.print(f"mechanism written to {output}")
 
@@ -188,10 +217,10 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
 @click.option("--utility", default=None, type=_UTILITY,
               help="Default: linear with --gain, else mutual_information.")
-@click.option("--plot", default=None, type=click.Path(dir_okay=False),
-              help="Also draw utility vs eps for the three mechanisms to this image.")
+@_options.time_limit_option(None, _TIME_LIMIT)
+@_options.plot_option("Also draw utility vs eps for the three mechanisms (.png, .pdf, .svg...).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def compare_command(prior, eps, gain, utility, plot, as_json) -> None:
+def compare_command(prior, eps, gain, utility, time_limit, plot, as_json) -> None:
     """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at budget eps.
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
@@ -199,43 +228,47 @@ def compare_command(prior, eps, gain, utility, plot, as_json) -> None:
     from ..design import compare
 
     vector, matrix = _inputs(prior, gain)
-    result = compare(vector, eps, utility=utility, gain=matrix)
+    result = compare(vector, eps, utility=utility, gain=matrix, time_limit=time_limit)
     if plot:
-        _plot(vector, eps, utility, matrix, plot)
+        _plot(vector, eps, utility, matrix, plot, time_limit)
     if as_json:
         _io.print_json({
             "eps": eps,
             "utility": result.utility,
             "mechanisms": {
-                c.name: {"utility": c.utility, "pml_epsilon": c.pml_epsilon,
+                c.name: {"utility_value": c.utility, "pml_epsilon": c.pml_epsilon,
                          "ldp_epsilon": c.ldp_epsilon, "mechanism": c.mechanism}
                 for c in result.contenders
             },
-        })
+        }, "compare")
         return
-    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.pml_epsilon), _io.fmt(c.ldp_epsilon)]
-            for c in result.contenders]
-    _io.console().print(_io.table(
-        f"Mechanisms at PML budget eps = {eps:g} ({result.utility})",
-        ["mechanism", "utility", "PML eps", "LDP eps"], rows,
-    ))
+    _print_contenders(result, matrix, f"Mechanisms at PML budget eps = {eps:g}", "PML eps")
     if plot:
         _io.console().print(f"plot written to {plot}")
 
 
-def _plot(vector, eps, utility, matrix, path: str) -> None:
+def _print_contenders(result, gain, title: str, pml_label: str) -> None:
+    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.pml_epsilon),
+             _io.ldp_cell(c.ldp_epsilon, c.mechanism)] for c in result.contenders]
+    _io.console().print(_io.table(
+        f"{title}: utility = {utility_words(result.utility, gain)}",
+        ["mechanism", "utility", pml_label, "local-DP eps"], rows,
+    ))
+
+
+def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
     """Utility vs eps of the three mechanisms on a grid up to epsilon_max (rich progress bar)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from rich.progress import track
 
     from ..design import compare
 
     top = max(eps, -math.log(float(vector.min())))
     grid = np.linspace(top / 12, top, 12)
-    curves = [compare(vector, e, utility=utility, gain=matrix) for e in track(grid, "comparing")]
+    curves = [compare(vector, e, utility=utility, gain=matrix, time_limit=time_limit)
+              for e in _io.progress(grid, "comparing")]
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, name in enumerate(("optimal PML", "randomized response", "optimal LDP")):
         ax.plot(grid, [c.contenders[k].utility for c in curves], marker="o", label=name)

@@ -42,7 +42,7 @@ def estimate_command(data, column, mechanism_path, method, confidence, engine, w
         warnings.simplefilter("ignore", IdentifiabilityWarning)
         result = estimate_frequencies(values, mechanism, method=method, confidence=confidence)
     if as_json:
-        _io.print_json(result.to_dict())
+        _io.print_json(result.to_dict(), "estimate")
         return
     rows = [[str(label), _io.fmt(e, 4), _io.fmt(s, 4), _io.fmt(lo, 4), _io.fmt(hi, 4),
              "yes" if ok else "no (merged)"]

@@ -101,7 +101,7 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
         else:
             data.update(_scales_for(workload, eps, alpha))
     if as_json:
-        _io.print_json(data)
+        _io.print_json(data, "laplace")
         return
     _render(data, scale is not None)
 

@@ -1,5 +1,7 @@
 """The ``pmldesign`` command: subcommands, ``--help`` everywhere, errors as one line and exit 2.
 
+Every command and subcommand takes ``-q/--quiet`` (added here, so new subcommands get it too).
+
 Each subcommand lives in its own module of this package and is registered in ``_COMMANDS``.
 Nothing here imports cvxpy: commands that solve import it when they run.
 """
@@ -12,7 +14,7 @@ import sys
 import click
 
 from .. import __version__
-from .._errors import PMLError
+from . import _guard, _options
 
 #: (module, command attribute) of every subcommand, in the order ``--help`` lists them.
 _COMMANDS = [
@@ -30,7 +32,8 @@ _COMMANDS = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             no_args_is_help=True)
 @click.version_option(__version__, prog_name="pmldesign")
 def cli() -> None:
     """Design and certify privacy mechanisms under pointwise maximal leakage (PML).
@@ -42,26 +45,12 @@ def cli() -> None:
 
 for _module, _attr in _COMMANDS:
     cli.add_command(getattr(importlib.import_module(f"{__package__}.{_module}"), _attr))
+_options.add_quiet(cli)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI; library errors become ``error: ...`` and exit code 2."""
-    try:
-        code = cli.main(args=argv, prog_name="pmldesign", standalone_mode=False)
-    except click.exceptions.Abort:
-        sys.stderr.write("error: aborted\n")
-        sys.exit(1)
-    except click.UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
-        sys.stderr.write(f"error: {' '.join(exc.format_message().split())}{hint}\n")
-        sys.exit(2)
-    except click.ClickException as exc:
-        sys.stderr.write(f"error: {' '.join(exc.format_message().split())}\n")
-        sys.exit(2)
-    except PMLError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+    """Entry point: run the CLI; failures become one ``error: ...`` line (see ``_guard``)."""
+    sys.exit(_guard.run(cli, argv))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def reproduce_command(figure_id: str | None, out_dir: str, quick: bool, list_onl
         rows = [[f.id, f.source, f.title] for f in known.values()]
         if as_json:
             _io.print_json({"figures": [dict(zip(["id", "source", "title"], r, strict=True))
-                                        for r in rows]})
+                                        for r in rows]}, "reproduce")
         else:
             _io.console().print(_io.table("Reproducible figures", ["id", "source", "title"], rows))
         return
@@ -51,4 +51,4 @@ def reproduce_command(figure_id: str | None, out_dir: str, quick: bool, list_onl
         if not as_json:
             _io.console().print(f"{fid}: wrote {png_path} and {csv_path}")
     if as_json:
-        _io.print_json(written)
+        _io.print_json(written, "reproduce")

@@ -22,15 +22,15 @@ def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:
     """
     matrix = randomized_response(k, eps)
     data: dict = {"k": k, "eps": eps, "mechanism": matrix}
-    cert = certify(matrix, _io.parse_vector(prior, "--prior")) if prior else None
+    cert = None if prior is None else certify(matrix, _io.parse_vector(prior, "--prior"))
     if cert is not None:
         data.update(cert.to_dict())
     if as_json:
-        _io.print_json(data)
+        _io.print_json(data, "rr")
         return
     out = _io.console()
     rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(matrix)]
     columns = ["", *[f"y{j}" for j in range(k)]]
     out.print(_io.table(f"{k}-ary randomized response, eps = {eps:g}", columns, rows))
     if cert is not None:
-        render_certificate(cert, "PML for the given prior")
+        render_certificate(cert, "PML for the given prior", matrix)

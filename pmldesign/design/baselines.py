@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import require_memory
 from .._validation import as_int, as_nonnegative
 from ..mechanism import labelled
 from ..uncertainty.prior_set import as_prior_set
@@ -27,6 +28,7 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     """
     k = as_int(k, "k", minimum=2)
     eps = as_nonnegative(eps, "eps", allow_inf=True)
+    require_memory(k * k, f"k: a {k} x {k} mechanism", "use fewer symbols")
     if math.isinf(eps):
         return np.eye(k)
     # Divide through by e^eps so large eps cannot overflow.

@@ -100,16 +100,15 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     eps = as_nonnegative(eps, "eps")
     n = vector.shape[0]
     thresholds = _region_thresholds(vector)
-    lift = math.exp(eps)
-    if vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
-        raw = _circulant(n, lift)
+    if eps >= -math.log(float(vector.min())):
+        raw = np.eye(n)  # from eps_max on (any eps up to 1e308: e^eps is never formed)
+    elif vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
+        raw = _circulant(n, math.exp(eps))
     elif eps <= thresholds[1]:
-        raw = lift * np.outer(np.ones(n), vector)
+        raw = math.exp(eps) * np.outer(np.ones(n), vector)
         # 1 - e^eps (1 - P(x)) = P(x) - (e^eps - 1)(1 - P(x)) >= 0 in region 1 (no cancellation
         # of 1 - e^eps (1 - P) when P is tiny); at eps = eps_1 rounding can leave -1e-17
         np.fill_diagonal(raw, np.maximum(vector - math.expm1(eps) * (1.0 - vector), 0.0))
-    elif eps >= -math.log(float(vector.min())):
-        raw = np.eye(n)
     elif n == 2:
         raw = _z_channel(vector, eps)
     else:

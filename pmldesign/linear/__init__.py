@@ -13,11 +13,10 @@ from .bounds import (
     dp_epsilon,
     histogram_bound,
     histogram_bound_simplified,
-    histogram_noise_scale,
     l1_distances,
     sensitivity,
 )
-from .calibration import noise_scale
+from .calibration import histogram_noise_scale, noise_scale
 from .paper_theorem2 import Theorem2PaperResult, enumerate_theorem2_paper, theorem2_paper
 from .pointwise import leakage_at, worst_prior_at
 from .release import release

@@ -208,7 +208,7 @@ def corollary1_terms(matrix: np.ndarray, b: float, alpha: float) -> np.ndarray:
     return -np.logaddexp(spread, log_w - delta.max(axis=1))
 
 
-def _as_histogram_alpha(alpha) -> float:
+def as_histogram_alpha(alpha) -> float:
     value = as_nonnegative(alpha, "alpha")
     if value > 0.5:
         raise InvalidInputError(
@@ -230,7 +230,7 @@ def histogram_bound(b: float, alpha: float) -> float:
     (2.0, 0.566219)
     """
     scale = as_positive(b, "b")
-    weight = _as_histogram_alpha(alpha)
+    weight = as_histogram_alpha(alpha)
     return corollary1_upper(_HISTOGRAM_DISTANCES, 0.0, scale, weight)
 
 
@@ -247,37 +247,6 @@ def noiseless_threshold(alpha: float) -> float:
     return add_up(value, 2.0 * libm_error(value))
 
 
-def histogram_noise_scale(eps: float, alpha: float) -> float:
-    """Smallest b with ``histogram_bound(b, alpha) <= eps``: Theorem 4 of 002 inverted.
-
-    ``exp(-eps) = alpha + (1 - alpha) exp(-2/b)`` gives ``b = 2 / log((1 - alpha) /
-    (exp(-eps) - alpha))``, then stepped up one float at a time until the outward-rounded
-    :func:`histogram_bound` is at most eps; 0.0 when ``eps >= log(1/alpha)`` (rounded up: no
-    noise is needed). With alpha = 0 this is the DP scale 2/eps (sensitivity 2).
-
-    Examples
-    --------
-    >>> histogram_noise_scale(1.0, 0.0)
-    2.0
-    >>> b = histogram_noise_scale(1.0, 0.1)
-    >>> histogram_bound(b, 0.1) <= 1.0 < histogram_bound(b * (1 - 1e-12), 0.1)
-    True
-    """
-    target = as_positive(eps, "eps")
-    weight = _as_histogram_alpha(alpha)
-    if target >= noiseless_threshold(weight):
-        return 0.0
-    margin = np.exp(-target) - weight
-    scale = float(2.0 / (np.log1p(-weight) - np.log(margin))) if margin > 0 else math.inf
-    if not math.isfinite(scale) or scale <= 0.0:
-        scale = float(np.finfo(float).tiny)  # eps within rounding of log(1/alpha)
-        while histogram_bound(scale, weight) > target:
-            scale *= 2.0
-    while histogram_bound(scale, weight) > target:  # round toward more noise
-        scale = float(np.nextafter(scale, np.inf))
-    return scale
-
-
 def histogram_bound_simplified(b: float, alpha: float) -> float:
     """The simplified histogram bound, eq. (2) of 002: ``2(1 - alpha)/b + 2 alpha^2 / b^2``.
 
@@ -287,7 +256,7 @@ def histogram_bound_simplified(b: float, alpha: float) -> float:
     0.625
     """
     scale = as_positive(b, "b")
-    weight = _as_histogram_alpha(alpha)
+    weight = as_histogram_alpha(alpha)
     return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / scale**2
 
 

@@ -7,7 +7,8 @@ to reproduce 000's Fig. 2: it warns with :class:`~pmldesign.UnsoundBoundWarning`
 
 Every evaluation of the sound bounds is rounded outward (never below the exact value for the
 given floats), both decrease in b (Remark 2 (i) of 000 and eq. (4)), and the search keeps a
-bracket [lo, hi] with ``bound(lo) > eps >= bound(hi)``, so the returned b is verified.
+bracket [lo, hi] with ``bound(lo) > eps >= bound(hi)`` down to adjacent floats, so the
+returned b is verified and the float just below it is not feasible.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from .._validation import as_positive
 from ._rounding import distance_error, div_up
 from .bounds import (
     as_alpha,
+    as_histogram_alpha,
     as_workload,
     corollary1_upper,
+    histogram_bound,
     l1_distances,
     noiseless_threshold,
     sensitivity_upper,
 )
 
-#: Relative width of the final bracket [lo, hi] (hi is returned).
-_RELATIVE = 1e-12
 #: Halvings of the lower end before giving up on a positive lower bracket.
 _MAX_HALVINGS = 200
 
@@ -61,9 +62,9 @@ def noise_scale(workload, eps: float, alpha: float, bound: str = "corollary1",
     Returns
     -------
     float
-        The scale, verified: the outward-rounded bound at the returned b is <= eps, and at
-        ``b (1 - 1e-12)`` it is > eps (the bisection bracket), so b is the smallest such float
-        within 1e-12 relative. For "dp", ``Delta_1 / eps`` rounded up. 0.0 (no noise) when
+        The scale, verified: the outward-rounded bound at the returned b is <= eps, and at the
+        next float below it is > eps (bisection down to adjacent floats). For "dp",
+        ``Delta_1 / eps`` rounded up. 0.0 (no noise) when
         ``eps >= log(1/alpha)`` rounded up (Remark 2 (ii) of 000) or when all columns of W are
         equal (nothing to hide).
 
@@ -119,7 +120,9 @@ def _paper_evaluator(matrix: np.ndarray, alpha: float, time_limit: float):
 
 
 def _bisect(evaluate, eps: float, hi: float) -> float:
-    """Bisection for the smallest b with ``evaluate(b) <= eps``; returns the verified end."""
+    """The smallest float b found with ``evaluate(b) <= eps`` (evaluate decreasing in b):
+    bracket by doubling / halving from hi, then bisect until the bracket ends are adjacent
+    floats, so ``evaluate(b) <= eps < evaluate(nextafter(b, 0))``. Re-checks the result."""
     while evaluate(hi) > eps:  # PML bounds lie below eps_DP, so this rarely loops
         hi *= 2.0
     lo = hi
@@ -130,12 +133,42 @@ def _bisect(evaluate, eps: float, hi: float) -> float:
         hi = lo
     else:
         return hi  # feasible for every b tried: the infimum is (numerically) 0
-    while hi - lo > _RELATIVE * hi:
-        mid = 0.5 * (lo + hi)
+    while True:
+        mid = lo + 0.5 * (hi - lo)
+        if not lo < mid < hi:
+            break
         if evaluate(mid) <= eps:
             hi = mid
         else:
             lo = mid
-    if not evaluate(hi) <= eps or not math.isfinite(hi):  # re-check the root
-        raise AssertionError(f"noise_scale: calibration failed at b = {hi!r}")  # pragma: no cover
+    if not evaluate(hi) <= eps:  # the root, re-checked  # pragma: no cover
+        raise AssertionError(f"noise calibration failed at b = {hi!r}")
     return hi
+
+
+def histogram_noise_scale(eps: float, alpha: float) -> float:
+    """Smallest b with ``histogram_bound(b, alpha) <= eps``: Theorem 4 of 002 inverted.
+
+    ``exp(-eps) = alpha + (1 - alpha) exp(-2/b)`` gives ``b = 2 / log((1 - alpha) /
+    (exp(-eps) - alpha))``, the start of the search (:func:`_bisect`) for the smallest float
+    at which the outward-rounded :func:`~pmldesign.linear.histogram_bound` is at most eps.
+    0.0 when ``eps >= log(1/alpha)`` (rounded up: no
+    noise is needed). With alpha = 0 this is the DP scale 2/eps (sensitivity 2).
+
+    Examples
+    --------
+    >>> histogram_noise_scale(1.0, 0.0)
+    2.0
+    >>> from pmldesign.linear import histogram_bound
+    >>> b = histogram_noise_scale(1.0, 0.1)
+    >>> histogram_bound(b, 0.1) <= 1.0 < histogram_bound(math.nextafter(b, 0.0), 0.1)
+    True
+    """
+    target = as_positive(eps, "eps")
+    weight = as_histogram_alpha(alpha)
+    if target >= noiseless_threshold(weight):
+        return 0.0
+    margin = math.exp(-target) - weight
+    guess = 2.0 / (math.log1p(-weight) - math.log(margin)) if margin > 0 else 0.0
+    start = guess if math.isfinite(guess) and guess > 0.0 else 1.0
+    return _bisect(lambda b: histogram_bound(b, weight), target, start)

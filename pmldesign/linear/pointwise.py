@@ -17,7 +17,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._errors import InvalidInputError
-from .._validation import as_float_array, as_positive, as_prior
+from .._validation import SUM_TOLERANCE, as_float_array, as_positive
 from .bounds import as_alpha, as_workload
 
 
@@ -35,6 +35,24 @@ def _outputs(y, m: int) -> tuple[np.ndarray, bool]:
     return np.atleast_2d(outputs), ndim != 2
 
 
+def _as_class_prior(prior, k: int) -> np.ndarray:
+    """Class probabilities: k finite entries >= 0 summing to 1 (within SUM_TOLERANCE), read as
+    p / sum p. Zeros are allowed (the leakage maximises over the support)."""
+    weights = as_float_array(prior, "prior", 1)
+    if weights.shape[0] != k:
+        raise InvalidInputError(
+            f"prior: needs one probability per class (k = {k} columns of W), got {weights.shape[0]}"
+        )
+    if (weights < 0).any():
+        raise InvalidInputError(f"prior: entries must be >= 0, found {weights.min():.6g}")
+    total = float(weights.sum())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise InvalidInputError(
+            f"prior: must sum to 1 (tolerance {SUM_TOLERANCE:g}), sums to {total:.12g}"
+        )
+    return weights / total
+
+
 def _log_densities(matrix: np.ndarray, b: float, outputs: np.ndarray) -> np.ndarray:
     """``log f_j(y) + m log(2b)`` = ``-||y - w_j||_1 / b`` for every output (rows) and class."""
     return -cdist(outputs, matrix.T, metric="cityblock") / b
@@ -50,7 +68,8 @@ def leakage_at(workload, b: float, prior, y):
     b : float
         Laplace scale, > 0.
     prior : (k,) array_like
-        Class probabilities of the record (non-negative, summing to 1; read as p / sum p).
+        Class probabilities of the record (non-negative, summing to 1; read as p / sum p;
+        zeros allowed).
     y : (m,) or (N, m) array_like
         One output or N outputs.
 
@@ -69,8 +88,7 @@ def leakage_at(workload, b: float, prior, y):
     """
     matrix = as_workload(workload)
     scale = as_positive(b, "b")
-    weights = as_prior(prior, "prior", matrix.shape[1])
-    weights = weights / weights.sum()
+    weights = _as_class_prior(prior, matrix.shape[1])
     outputs, single = _outputs(y, matrix.shape[0])
     support = weights > 0
     g = _log_densities(matrix[:, support], scale, outputs)

@@ -10,7 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._memory import require_memory
 from .._validation import as_int
+
+
+def _classes(k: int, rows: int | None = None) -> int:
+    """Validate the number of classes k of a workload with ``rows`` rows (default k)."""
+    k = as_int(k, "k", 1)
+    rows = k if rows is None else rows
+    require_memory(rows * k, f"k: a {rows} x {k} workload", "use fewer classes")
+    return k
 
 
 def identity(k: int) -> np.ndarray:
@@ -21,7 +30,7 @@ def identity(k: int) -> np.ndarray:
     >>> identity(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    return np.eye(as_int(k, "k", 1))
+    return np.eye(_classes(k))
 
 
 def prefix(k: int) -> np.ndarray:
@@ -32,7 +41,7 @@ def prefix(k: int) -> np.ndarray:
     >>> prefix(3).tolist()
     [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0]]
     """
-    return np.tril(np.ones((as_int(k, "k", 1),) * 2))
+    return np.tril(np.ones((_classes(k),) * 2))
 
 
 def _ranges(k: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -50,6 +59,7 @@ def all_range(k: int) -> np.ndarray:
     [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
     """
     k = as_int(k, "k", 1)
+    _classes(k, k * (k + 1) // 2)
     left, right = np.triu_indices(k)
     return _ranges(k, left, right)
 
@@ -67,6 +77,7 @@ def range_queries(k: int, m: int, rng=None) -> np.ndarray:
     ((5, 8), True)
     """
     k, m = as_int(k, "k", 1), as_int(m, "m", 1)
+    _classes(k, m)
     generator = np.random.default_rng(rng)
     left = generator.integers(0, k, size=m)
     right = left + np.floor(generator.random(m) * (k - left)).astype(np.int64)
@@ -84,7 +95,7 @@ def haar(k: int) -> np.ndarray:
     >>> haar(4).astype(int).tolist()
     [[1, 1, 1, 1], [1, 1, -1, -1], [1, -1, 0, 0], [0, 0, 1, -1]]
     """
-    k = as_int(k, "k", 1)
+    k = _classes(k)
     if k & (k - 1):
         raise InvalidInputError(f"k: the Haar workload needs a power of two, got {k}")
     h = np.array([[1.0, -1.0]])

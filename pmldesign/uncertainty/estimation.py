@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._memory import require_memory
 from .._validation import as_int, as_open_probability, as_real
 from ..leakage.rounding import TWO_U, up
 
@@ -43,6 +44,12 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
             f"samples: symbols must lie in 0..{size - 1} (alphabet_size={size}), "
             f"found {data[outside][0]}"
         )
+    if smooth == 0 and size > data.size:
+        raise InvalidInputError(
+            f"samples: {data.size} samples cannot cover {size} symbols, so the estimate lacks "
+            f"full support; pass smoothing > 0 (e.g. smoothing=0.5) or collect more samples"
+        )
+    require_memory(2 * size, f"alphabet_size: counts of {size} symbols", "use fewer symbols")
     return prior_from_counts(np.bincount(data, minlength=size), smooth)
 
 

@@ -26,8 +26,10 @@ symbol) instead. ``box(lower)`` with ``sum(lower) = 1`` and ``from_vertices`` wi
 single priors. The whole simplex (``box`` with ``lower = 0``) is eps-LDP: use
 :func:`pmldesign.design_ldp` and :func:`pmldesign.ldp_epsilon`.
 
-Certification (:meth:`PriorSet.worst_case_leakage`) rounds outward: the floors of vertex and
-box sets (each vertex read as ``Q / sum(Q)``) are sums of non-negative floats, rounded down by
+Certification (:meth:`PriorSet.worst_case_leakage`) rounds outward: a vertex set takes the
+largest outward-rounded fixed-prior certificate (:func:`pmldesign.leakage.leakage`) of its
+vertices, each read as ``Q / sum(Q)``; the floors of box sets are sums of non-negative floats,
+rounded down by
 their worst-case relative error
 ``gamma_n = n u / (1 - n u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*,
 Sec. 3.1), and the logarithms are rounded up by 4 units of roundoff; the ball uses the l1-ball
@@ -310,6 +312,8 @@ class PriorSet:
         """
         if self.kind == "ball":
             return sets._worst_case_leakage(mechanism, self.center, self.radius)
+        if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
+            return np.fmax.reduce([_leakage(mechanism, vertex)[0] for vertex in self.vertices])
         peak = mechanism.max(axis=0)
         floor = self._min_output_probability(mechanism)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -318,13 +322,10 @@ class PriorSet:
         # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
         values[peak == mechanism.min(axis=0)] = 0.0
         values[peak <= 0] = np.nan
-        # never below the fixed-prior certificate (pmldesign.leakage.rounding) at any extreme
-        # point, so that certify(mechanism, Q) agrees with the set's capacity point by point
-        at_points = np.vstack([_leakage(mechanism, q)[0] for q in self.extreme_points()])
-        values = np.fmax(values, np.max(at_points, axis=0, initial=-np.inf,
-                                        where=~np.isnan(at_points)))
-        values[peak <= 0] = np.nan
-        return values
+        # also cover the fixed-prior certificate at the extreme points built in floats, so that
+        # certifying each of them (as a user would) never reports more than the set
+        at_points = np.fmax.reduce([_leakage(mechanism, q)[0] for q in self.extreme_points()])
+        return np.fmax(values, at_points)
 
     def capacity(self, mechanism: np.ndarray) -> float:
         """Leakage capacity over the set: ``sup_{Q in S} eps_min(mechanism, Q)`` (Definition 5 of

@@ -1,0 +1,143 @@
+"""Options shared by the subcommands, so one concept has one name and one rule everywhere.
+
+Output paths are checked when the command line is parsed, before any work: the directory must
+exist and accept a new file, and ``--plot`` needs an image format matplotlib writes. See
+``docs/vocabulary.md`` for the names.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import _io
+
+
+def _probe_writable(directory: Path) -> bool:
+    """Whether a file can be created in ``directory`` (tried, not guessed from mode bits)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".pmldesign-probe-"):
+            return True
+    except OSError:
+        return False
+
+
+class OutputFile(click.ParamType):
+    """A file to write: its directory exists and is writable; optionally a set of extensions."""
+
+    name = "FILE"
+
+    def __init__(self, image: bool = False) -> None:
+        self.image = image
+
+    def convert(self, value, param, ctx):
+        text = str(value)
+        path = Path(text).expanduser()
+        if not text.strip():
+            self.fail("must be a file path, got an empty string", param, ctx)
+        if path.is_dir():
+            self.fail(f"{text} is a directory, give a file name such as "
+                      f"{path / ('plot.png' if self.image else 'result.csv')}", param, ctx)
+        if self.image:
+            _check_image_format(self, path, param, ctx)
+        _check_directory(self, path.parent, param, ctx)
+        if path.exists() and not os.access(path, os.W_OK):
+            self.fail(f"{text} exists and is read-only, choose another file", param, ctx)
+        return str(path)
+
+
+class OutputDirectory(click.ParamType):
+    """A directory to write into: an existing writable one, or a new one in a writable parent."""
+
+    name = "DIR"
+
+    def convert(self, value, param, ctx):
+        text = str(value)
+        path = Path(text).expanduser()
+        if not text.strip():
+            self.fail("must be a directory path, got an empty string", param, ctx)
+        if path.exists() and not path.is_dir():
+            self.fail(f"{text} is a file, not a directory; choose a directory", param, ctx)
+        _check_directory(self, path if path.is_dir() else path.parent, param, ctx)
+        return str(path)
+
+
+def _check_directory(kind: click.ParamType, directory: Path, param, ctx) -> None:
+    directory = directory if str(directory) else Path(".")
+    if not directory.is_dir():
+        kind.fail(f"directory {directory} does not exist, create it first "
+                  f"(mkdir -p {directory}) or choose another path", param, ctx)
+    if not _probe_writable(directory):
+        kind.fail(f"directory {directory} is not writable, choose a writable directory",
+                  param, ctx)
+
+
+def _check_image_format(kind: click.ParamType, path: Path, param, ctx) -> None:
+    from matplotlib.figure import Figure
+
+    formats = sorted(Figure().canvas.get_supported_filetypes())
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in formats:
+        got = f"'.{suffix}'" if suffix else "no extension"
+        kind.fail(f"image format from the file extension must be one of {', '.join(formats)}, "
+                  f"got {got}; use e.g. {path.with_suffix('.png')}", param, ctx)
+
+
+class AliasedOption(click.Option):
+    """An option that also accepts former names (``aliases``), left out of ``--help``."""
+
+    def __init__(self, *args, aliases: tuple[str, ...] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.aliases = tuple(aliases)
+        self.opts.extend(a for a in self.aliases if a not in self.opts)
+
+    def get_help_record(self, ctx):
+        shown, self.opts = self.opts, [o for o in self.opts if o not in self.aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def output_option(help_text: str):
+    """``-o/--output FILE``: the file a command writes."""
+    return click.option("-o", "--output", default=None, type=OutputFile(), help=help_text)
+
+
+def plot_option(help_text: str):
+    """``--plot FILE``: an image (format from the extension: .png, .pdf, .svg, ...)."""
+    return click.option("--plot", default=None, type=OutputFile(image=True), help=help_text)
+
+
+def seed_option(help_text: str, default: int = 0):
+    """``--seed N``: the seed of every random draw of the command (an integer >= 0)."""
+    return click.option("--seed", default=default, show_default=True,
+                        type=click.IntRange(0, 2**63 - 1), help=help_text)
+
+
+def time_limit_option(default: float | None, help_text: str):
+    """``--time-limit SECONDS``: the solver's budget (``inf``: no limit)."""
+    return click.option("--time-limit", default=default, type=float,
+                        show_default=default is not None, help=help_text)
+
+
+def _set_quiet(ctx, param, value) -> None:
+    if value:
+        _io.set_quiet(True)
+
+
+def quiet_option() -> click.Option:
+    """``-q/--quiet``: no progress bars and no warnings on stderr (errors are still printed)."""
+    return click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, is_eager=True,
+                        callback=_set_quiet, help="No progress bars or warnings on stderr.")
+
+
+def add_quiet(command: click.Command) -> None:
+    """Give ``command`` and every subcommand under it ``-q/--quiet``."""
+    if not any(p.name == "quiet" for p in command.params):
+        command.params.append(quiet_option())
+    for sub in getattr(command, "commands", {}).values():
+        add_quiet(sub)
