@@ -4,7 +4,7 @@ Gains (N x N, rows inputs, columns outputs): identity (P(Y = X)), |x - y| and (x
 as negative gains (scaled by 1/N and 1/N^2), a block gain (1 on the diagonal, 1/2 within one of
 round(sqrt N) blocks) and a uniform random gain. Prior Dirichlet(5, ..., 5) with a fixed seed,
 eps = 1, fixed prior and the l1 ball of radius min prior. Ours: ``pml.design`` (output generation,
-pmldesign.design.linear_gain). Baselines: the compact LP over every output
+pmldesign.design.search.linear_gain). Baselines: the compact LP over every output
 (``linear_gain.solve_compact``) with HiGHS simplex and with HiGHS interior point + crossover,
 timed at N = 100 and 200; N = 400 and 1000 against the targets of issue 12 (10 s, 2 min). The
 time-limit rows run ``design(..., time_limit=10)`` at N = 3000 (both utilities) and report the
@@ -40,7 +40,7 @@ def _prior(n: int) -> np.ndarray:
 
 def _versus_compact(n: int, name: str, gain: np.ndarray, radius: float, solver: str) -> Result:
     from pmldesign import design
-    from pmldesign.design.linear_gain import solve_compact
+    from pmldesign.design.search.linear_gain import solve_compact
 
     prior = _prior(n)
     start = time.perf_counter()

@@ -3,7 +3,8 @@
 The baseline is the literal intersection of the per-vertex polytopes,
 ``P(y|x) <= e^eps <Q_j, P(.|y)>`` for every x, y and vertex j (k N^2 rows of N + 1 non-zeros),
 solved by HiGHS through scipy; ours is :func:`pmldesign.design` on a
-:class:`pmldesign.PriorSet` (the k N cap rows of :mod:`pmldesign.design.set_lp` plus N^2 rows
+:class:`pmldesign.PriorSet` (the k N cap rows of
+:mod:`pmldesign.design.formulation.set_lp` plus N^2 rows
 ``P(y|x) <= top_y``, repair and outward-rounded certification included). No target is set by
 an issue; the rows report where we stand.
 """

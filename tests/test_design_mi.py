@@ -1,5 +1,5 @@
 """design() with mutual information: dispatch to the column-generation engine of the
-design-mi branch (skipped until pmldesign.design.mutual_information is merged)."""
+design-mi branch (skipped until pmldesign.design.search.mutual_information is merged)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip("pmldesign.design.mutual_information")
+pytest.importorskip("pmldesign.design.search.mutual_information")
 
 import exact_oracle  # noqa: E402
 from _design_brute import mi_optimum  # noqa: E402

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from pmldesign import InvalidInputError
-from pmldesign.design import maximize_mutual_information, pricing, randomized_response, two_level
-from pmldesign.design.pricing import CappedFamily
-from pmldesign.design.two_level import LdpFamily
+from pmldesign.design import maximize_mutual_information, randomized_response
+from pmldesign.design.search import lift_pricing as pricing
+from pmldesign.design.search import two_level
+from pmldesign.design.search.lift_pricing import CappedFamily
+from pmldesign.design.search.two_level import LdpFamily
 from pmldesign.leakage import epsilon_min, ldp_epsilon, mutual_information
 from pmldesign.uncertainty import leakage_capacity
 

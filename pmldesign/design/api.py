@@ -16,10 +16,10 @@ from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limi
 from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
-from .feasible import FeasibleSet
-from .linear_gain import solve_linear_gain
+from .formulation.set_lp import solve_set_lp
 from .repair import Finalized, finalize, guarantee
-from .set_lp import solve_set_lp
+from .search.linear_gain import solve_linear_gain
+from .spec.feasible import FeasibleSet
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
@@ -261,7 +261,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         share = None if time_limit is None else SOLVER_SHARE * time_limit
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
     else:
-        from .mutual_information import maximize_mutual_information
+        from .search.mutual_information import maximize_mutual_information
 
         found = maximize_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit

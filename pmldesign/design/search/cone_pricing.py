@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .polytope import cap_coefficients
+from ..formulation.polytope import cap_coefficients
 
 
 @dataclass(frozen=True)

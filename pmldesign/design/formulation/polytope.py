@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_int, as_nonnegative
-from ..uncertainty.prior_set import as_prior_set
-from .feasible import FeasibleSet, cap_row
+from ..._validation import as_int, as_nonnegative
+from ...uncertainty.prior_set import as_prior_set
+from ..spec.feasible import FeasibleSet, cap_row
 
 
 def cap_coefficients(eps: float, radius: float, ldp: bool) -> tuple[float, float, float]:

@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from .._errors import SolverError
-from .feasible import FeasibleSet
+from ..._errors import SolverError
+from ..spec.feasible import FeasibleSet
 
 #: HiGHS primal and dual feasibility tolerance.
 TOLERANCE = 1e-10

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._errors import InvalidInputError, SolverError
-from .._results import Result
-from .._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
-from ..leakage import mutual_information
-from ..uncertainty.sets import as_radius
-from .pricing import CappedFamily, Priced, lift_utility
+from ..._errors import InvalidInputError, SolverError
+from ..._results import Result
+from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
+from ...leakage import mutual_information
+from ...uncertainty.sets import as_radius
+from .lift_pricing import CappedFamily, Priced, lift_utility
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
 #: Seconds allowed when ``time_limit=None``.

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .._memory import require_memory
-from .._validation import as_int, as_nonnegative
-from ..mechanism import labelled
-from ..uncertainty.prior_set import as_prior_set
-from .repair import finalize
+from ..._memory import require_memory
+from ..._validation import as_int, as_nonnegative
+from ...mechanism import labelled
+from ...uncertainty.prior_set import as_prior_set
+from ..repair import finalize
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._errors import SolverError
-from ._highs import new_highs
-from .lift_columns import make_cone, price
-from .polytope import cap_coefficients
+from ..._errors import SolverError
+from .._highs import new_highs
+from ..formulation.polytope import cap_coefficients
+from .cone_pricing import make_cone, price
 
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 TOLERANCE = 1e-10

@@ -18,8 +18,8 @@ docs/references.md): the
   from the column's largest entry to its smallest.
   Lifting ``t = min g`` gives the polytope ``{t <= g_x <= c'(1 + beta t / 2), <P^, g> = 1,
   t >= 0}``; its vertices either have ``t = 0`` (the capped polytope at ``c'``, see
-  :class:`~pmldesign.design.pricing.CappedFamily`) or every coordinate at a bound, i.e. two
-  levels with ``low = (1 - c' s) / (1 - s + c' beta s / 2) >= 0`` and
+  :class:`~pmldesign.design.search.lift_pricing.CappedFamily`) or every coordinate at a
+  bound, i.e. two levels with ``low = (1 - c' s) / (1 - s + c' beta s / 2) >= 0`` and
   ``high = c'(1 + beta low / 2)``. The vertices of the robust lift set are among the
   projections of these.
 """
@@ -31,7 +31,7 @@ from functools import partial
 
 import numpy as np
 
-from .pricing import (
+from .lift_pricing import (
     CappedFamily,
     NodeEval,
     Priced,
@@ -185,7 +185,8 @@ class RobustTwoLevelFamily(TwoLevelFamily):
     Beyond the enumeration limit the bound comes from boxes that cover the whole robust lift
     set: a column with ``m = min g`` in ``[m_a, m_b]`` lies in ``[m_a, U(m_b)]^N`` with
     ``U(m) = c' (1 + beta m / 2)`` increasing, and ``m <= <P^, g> = 1``; each box is priced like
-    the capped polytope (:class:`~pmldesign.design.pricing.CappedFamily` with a lower level).
+    the capped polytope (:class:`~pmldesign.design.search.lift_pricing.CappedFamily` with a lower
+    level).
     Box vertices that happen to be robust-feasible are offered as columns too.
     """
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..uncertainty.prior_set import Floors, PriorSet
+from ...uncertainty.prior_set import Floors, PriorSet
 
 
 def cap_row(eps: float, weights, at_min, at_max) -> tuple:

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidInputError
-from .._validation import as_nonnegative, as_open_probability, as_prior
-from ..leakage.regions import _region_thresholds
-from .repair import finalize
+from ..._errors import InvalidInputError
+from ..._validation import as_nonnegative, as_open_probability, as_prior
+from ...leakage.regions import _region_thresholds
+from ..repair import finalize
 
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12

@@ -1,0 +1,1 @@
+"""The feasible sets written for a solver: CVXPY models and compact LPs."""

@@ -1,0 +1,1 @@
+"""Searches that drive the solvers: output and column generation with their pricing."""

@@ -1,0 +1,1 @@
+"""The math of mechanism design, stated once: feasible sets, closed forms, baselines."""
