@@ -20,7 +20,7 @@ from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import MAX_INT
 
-#: Version of the JSON written by ``--json`` (``pmldesign/schemas/cli-output.schema.json``):
+#: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
 #: the major number changes when a field is removed or changes meaning, the minor when one is
 #: added.
 SCHEMA_VERSION = "1.0"

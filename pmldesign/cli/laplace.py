@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -95,7 +96,7 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
         raise click.UsageError("give exactly one of --b and --eps")
     workload = parse_workload(spec, seed)
     data = {"workload": spec, "m": workload.shape[0], "k": workload.shape[1], "alpha": alpha}
-    with _status(not as_json):
+    with _io.status("computing the bounds...") if not as_json else nullcontext():
         if scale is not None:
             data.update(_bounds_at(workload, scale, alpha))
         else:
@@ -104,17 +105,6 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
         _io.print_json(data, "laplace")
         return
     _render(data, scale is not None)
-
-
-def _status(show: bool):
-    """A spinner on stderr while the bounds are computed (large workloads take a moment)."""
-    from contextlib import nullcontext
-
-    if not show:
-        return nullcontext()
-    from rich.console import Console
-
-    return Console(stderr=True).status("computing the bounds...")
 
 
 def _render(data: dict, at_scale: bool) -> None:

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from . import _io
-
-
-def _rich_track(iterable: Iterable, total: int | None = None, description: str = "") -> Iterable:
-    """A progress bar on stderr for a long loop of a figure's computation."""
-    from rich.console import Console
-    from rich.progress import track
-
-    return track(iterable, total=total, description=description or "working",
-                 console=Console(stderr=True), transient=True)
 
 
 @click.command("reproduce")
@@ -46,7 +36,7 @@ def reproduce_command(figure_id: str | None, out_dir: str, quick: bool, list_onl
     ids = list(known) if figure_id == "all" else [figure_id]
     written = {}
     for fid in ids:
-        csv_path, png_path = run_figure(fid, Path(out_dir), quick=quick, track=_rich_track)
+        csv_path, png_path = run_figure(fid, Path(out_dir), quick=quick, track=_io.progress)
         written[fid] = {"csv": str(csv_path), "png": str(png_path)}
         if not as_json:
             _io.console().print(f"{fid}: wrote {png_path} and {csv_path}")
