@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import InvalidInputError
+from ._memory import require_memory
 
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
@@ -152,6 +153,9 @@ def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, n
             raise InvalidInputError(
                 f"{name}: integer codes must be >= 0, found {low}; pass categories=..."
             )
+        # one label (a tuple slot and an int object) and one count per code 0..high
+        require_memory(high + 1, f"{name}: {high + 1} categories (codes 0..{high})",
+                       "check the file for a stray value or pass categories=...", itemsize=48)
         labels = tuple(range(high + 1))
     else:
         labels = check_labels(list(categories), "categories")

@@ -197,3 +197,24 @@ def as_time_limit(value: Any) -> float | None:
     if seconds == 0:
         raise InvalidInputError("time_limit: must be > 0 seconds (inf: no limit), got 0")
     return seconds
+
+
+def as_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """``numpy.random.default_rng(rng)``, with a bad seed (negative, non-integer, a string) an
+    :class:`InvalidInputError` instead of numpy's TypeError or ValueError.
+
+    Examples
+    --------
+    >>> as_rng(-1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    pmldesign._errors.InvalidInputError: rng: must be None, a numpy Generator or ... got -1...
+    """
+    if isinstance(rng, bool | np.bool_ | float | np.floating | complex | str | bytes):
+        raise InvalidInputError(f"rng: must be None, a numpy Generator or SeedSequence, or an "
+                                f"integer seed >= 0, got {_short(rng)}".replace("rng", name, 1))
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidInputError(
+            f"{name}: must be None, a numpy Generator or SeedSequence, or an integer seed >= 0, "
+            f"got {_short(rng)} ({' '.join(str(exc).split())[:80]})") from None

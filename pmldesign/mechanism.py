@@ -339,10 +339,10 @@ def load_mechanism(path: str | Path) -> Mechanism:
         if suffix != ".json":
             return Mechanism(np.loadtxt(file, delimiter=",", ndmin=2, comments="#"))
         data = json.loads(file.read_text())
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, RecursionError, UnicodeDecodeError, EOFError) as exc:
         if isinstance(exc, InvalidInputError):
             raise
-        message = " ".join(str(exc).split())
+        message = " ".join(str(exc).split())[:160]
         raise InvalidInputError(
             f"mechanism: cannot read {path} as a mechanism (.json document, .csv rows or .npy): "
             f"{message}"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._errors import InvalidInputError
-from ._validation import as_mechanism
+from ._validation import as_mechanism, as_rng
 
 #: Records privatised per vectorised block: small enough for the temporaries to stay in cache
 #: (about 20 bytes each), large enough that numpy's per-call overhead is negligible.
@@ -96,7 +96,7 @@ def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
     table = AliasTable.from_mechanism(mechanism)
     symbols = _as_symbols(inputs, table.n_inputs)
     out = np.empty(symbols.shape, dtype=np.intp)
-    draw_into(table, symbols.reshape(-1), np.random.default_rng(rng), out.reshape(-1))
+    draw_into(table, symbols.reshape(-1), as_rng(rng), out.reshape(-1))
     return out
 
 

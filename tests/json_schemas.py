@@ -29,7 +29,7 @@ def registry() -> Registry:
 
 
 def schema_name(command: str) -> str:
-    """The schema file of a command's ``--json`` output: ``binary laplace`` -> ``binary-laplace-v1.json``."""
+    """The schema file of a command (``binary laplace``: ``binary-laplace-v1.json``)."""
     return f"{command.replace(' ', '-')}-v1.json"
 
 

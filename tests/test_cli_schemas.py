@@ -154,7 +154,7 @@ def _cases() -> list[tuple[str, str, list[str]]]:
     """Every base alone and with all the extra options it has at once; the first base of each
     command also with each extra alone."""
     cases, seen = [], set()
-    for base, (command, args) in BASES.items():
+    for base, (command, _args) in BASES.items():
         extras = []
         for key, (names, value) in EXTRAS.items():
             flag = _flag(command, *names)

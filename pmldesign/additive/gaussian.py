@@ -88,6 +88,9 @@ def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
     """
     eps = as_nonnegative(eps, "eps", allow_inf=True)
     s = as_positive(sigma, "sigma")
+    if not 0 < s * s < math.inf:
+        raise InvalidInputError(f"sigma: must lie in [1e-150, 1e150] (its square must be a "
+                                f"positive finite float), got {s:g}")
     _, lo, hi = _prior_interval(prior, radius)
     if eps == 0:
         return 1.0  # l(X -> y) > 0 for every y != 0 and every prior with full support
@@ -141,8 +144,9 @@ def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> Gaussia
     delta2 = as_open_probability(delta2, "delta2")
     radius = l1_radius(n_samples, 2, delta2)
     delta1 = gaussian_violation_probability(eps, sigma, prior_estimate, radius)
-    shrink = 1.0 - 0.5 * radius * math.exp(eps)
-    eps_star = eps - math.log(shrink) if shrink > 0 else math.inf
+    # 1 - radius e^eps / 2 in log space: e^eps overflows a float from eps = 710 on
+    exponent = math.log(0.5 * radius) + eps if radius > 0 else -math.inf
+    eps_star = eps - math.log1p(-math.exp(exponent)) if exponent < 0 else math.inf
     delta_star = delta1 + delta2 - delta1 * delta2
     return GaussianGuarantee(eps, eps_star, delta1, delta2, delta_star, radius)
 
@@ -178,4 +182,6 @@ def pldp_delta(eps, sigma) -> float:
     eps = as_positive(eps, "eps")
     s = as_positive(sigma, "sigma")
     a = s * eps / math.sqrt(2.0)
-    return min(1.0, float(erfc((a * a - eps) / (2.0 * a))))
+    if a == 0:  # underflow (subnormal sigma * eps): f = -inf, a vacuous bound
+        return 1.0
+    return min(1.0, float(erfc(a / 2.0 - eps / (2.0 * a))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_positive
+from .._validation import as_positive, as_rng
 
 
 def _binary_samples(x) -> np.ndarray:
@@ -35,7 +35,7 @@ def privatize_binary(x, b=None, sigma=None, rng=None) -> np.ndarray:
     data = _binary_samples(x)
     if (b is None) == (sigma is None):
         raise InvalidInputError("privatize_binary: give exactly one of b (Laplace) and sigma")
-    generator = np.random.default_rng(rng)
+    generator = as_rng(rng)
     if b is not None:
         return data + generator.laplace(0.0, as_positive(b, "b"), size=data.size)
     return data + generator.normal(0.0, as_positive(sigma, "sigma"), size=data.size)

@@ -20,7 +20,11 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
     from .. import linear
 
     if Path(spec).is_file():
-        return _io.load_matrix(spec, "--workload")
+        matrix = _io.load_matrix(spec, "--workload")
+        if matrix.ndim != 2:
+            raise InvalidInputError(f"--workload: {spec} must hold a matrix (one query per row), "
+                                    f"got an array of shape {matrix.shape}")
+        return matrix
     name, _, size = spec.partition(":")
     if name not in _FAMILIES or not size:
         raise InvalidInputError(

@@ -44,6 +44,8 @@ def add_up(value: float, error: float) -> float:
 def div_up(numerator: float, denominator: float) -> float:
     """The smallest float >= ``numerator / denominator`` (exact check in rationals)."""
     quotient = numerator / denominator
+    if not math.isfinite(quotient):  # overflow: inf is the only float above the quotient
+        return quotient
     if Fraction(quotient) < Fraction(numerator) / Fraction(denominator):
         quotient = math.nextafter(quotient, math.inf)
     return quotient

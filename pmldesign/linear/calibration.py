@@ -125,6 +125,9 @@ def _bisect(evaluate, eps: float, hi: float) -> float:
     floats, so ``evaluate(b) <= eps < evaluate(nextafter(b, 0))``. Re-checks the result."""
     while evaluate(hi) > eps:  # PML bounds lie below eps_DP, so this rarely loops
         hi *= 2.0
+        if math.isinf(hi):
+            raise InvalidInputError(f"eps: {eps:g} is below what any finite noise scale reaches "
+                                    "(the bounds' rounding error), choose a larger eps")
     lo = hi
     for _ in range(_MAX_HALVINGS):
         lo *= 0.5

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_float_array, as_positive
+from .._validation import as_float_array, as_positive, as_rng
 from .bounds import as_workload
 
 SAMPLERS = ("numpy", "snapping")
@@ -70,7 +70,7 @@ def release(workload, histogram, b: float, rng=None, sampler: str = "numpy",
     scale = as_positive(b, "b")
     if sampler not in SAMPLERS:
         raise InvalidInputError(f"sampler: must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    generator = np.random.default_rng(rng)
+    generator = as_rng(rng)
     answers = matrix @ counts
     if sampler == "numpy":
         return answers + generator.laplace(0.0, scale, size=answers.shape[0])

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._memory import require_memory
-from .._validation import as_int
+from .._validation import as_int, as_rng
 
 
 def _classes(k: int, rows: int | None = None) -> int:
@@ -78,7 +78,7 @@ def range_queries(k: int, m: int, rng=None) -> np.ndarray:
     """
     k, m = as_int(k, "k", 1), as_int(m, "m", 1)
     _classes(k, m)
-    generator = np.random.default_rng(rng)
+    generator = as_rng(rng)
     left = generator.integers(0, k, size=m)
     right = left + np.floor(generator.random(m) * (k - left)).astype(np.int64)
     return _ranges(k, left, right)

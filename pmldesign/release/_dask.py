@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._validation import as_rng
 from ..mechanism import Mechanism
 from .privatize import _wrap, privatize_local
 
@@ -34,6 +35,7 @@ def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]
     elif isinstance(rng, np.random.SeedSequence):
         parent = rng
     else:
+        as_rng(rng)  # a bad seed is an InvalidInputError, not numpy's TypeError
         parent = np.random.SeedSequence(rng)
     return parent.spawn(n_partitions)
 

@@ -196,6 +196,8 @@ def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool =
 
 def _general_design(target: float, beta: float) -> float:
     """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8)."""
+    if target > 700:  # e^T overflows a float from 710 on: log(e^T / (1 + x)), x = (beta/2) e^T
+        return target - float(np.logaddexp(0.0, math.log(0.5 * beta) + target)) if beta else target
     return target - math.log1p(0.5 * beta * math.exp(target))
 
 
