@@ -15,6 +15,7 @@ import numpy as np
 
 from ._errors import InvalidInputError
 from ._memory import require_memory
+from ._validation import _ndim, _short
 
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
@@ -70,10 +71,11 @@ def check_labels(labels: list, name: str) -> tuple:
             "category strings or only integer codes"
         )
     kind = kinds.pop() if kinds else "string"
-    if kind == "string":
-        return tuple(str(v) for v in labels)
-    if kind == "integer":
-        return tuple(int(v) for v in labels)
+    if kind in ("string", "integer"):
+        result = tuple(str(v) if kind == "string" else int(v) for v in labels)
+        if len(set(result)) != len(result):
+            raise InvalidInputError(f"{name}: labels must be unique, got {list(result)[:8]!r}")
+        return result
     raise InvalidInputError(
         f"{name}: values must be category labels (strings) or integer codes, got {kind} "
         f"values such as {labels[0]!r}"
@@ -118,7 +120,7 @@ def category_counts(values: Any, categories=None, *, dropna: bool = False,
     seen = check_labels(list(counts.index), name)
     lookup = dict(zip(seen, counts.to_numpy(), strict=True))
     if categories is not None:
-        labels = check_labels(list(categories), "categories")
+        labels = check_labels(_sequence(categories, "categories"), "categories")
     elif str(dtype) == "category":
         labels = check_labels(list(dtype.categories), name)
     elif seen and isinstance(seen[0], int):
@@ -126,6 +128,7 @@ def category_counts(values: Any, categories=None, *, dropna: bool = False,
             raise InvalidInputError(
                 f"{name}: integer codes must be >= 0, found {min(seen)}; pass categories=..."
             )
+        _require_codes(max(seen), name)
         labels = tuple(range(max(seen) + 1))
     else:
         labels = tuple(sorted(seen))
@@ -138,10 +141,23 @@ def category_counts(values: Any, categories=None, *, dropna: bool = False,
     return labels, np.array([int(lookup.get(v, 0)) for v in labels], dtype=np.int64)
 
 
+def _sequence(values: Any, name: str) -> list:
+    """``list(values)`` for a sequence of labels (not a string, a number or None)."""
+    if isinstance(values, str | bytes) or not np.iterable(values):
+        raise InvalidInputError(f"{name}: must be a sequence of labels, got {_short(values)}")
+    return list(values)
+
+
 def _as_1d(values: Any, name: str) -> list | np.ndarray:
-    if isinstance(values, str) or np.ndim(values) != 1:
+    if isinstance(values, str) or _ndim(values) != 1:
         raise InvalidInputError(f"{name}: must be a 1-D sequence of values, got {values!r:.60}")
     return values if isinstance(values, np.ndarray) else list(values)
+
+
+def _require_codes(high: int, name: str) -> None:
+    """Refuse codes 0..high that do not fit in memory (a label, a tuple slot and a count each)."""
+    require_memory(high + 1, f"{name}: {high + 1} categories (codes 0..{high})",
+                   "check the data for a stray value or pass categories=...", itemsize=48)
 
 
 def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, np.ndarray]:
@@ -153,12 +169,10 @@ def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, n
             raise InvalidInputError(
                 f"{name}: integer codes must be >= 0, found {low}; pass categories=..."
             )
-        # one label (a tuple slot and an int object) and one count per code 0..high
-        require_memory(high + 1, f"{name}: {high + 1} categories (codes 0..{high})",
-                       "check the file for a stray value or pass categories=...", itemsize=48)
+        _require_codes(high, name)
         labels = tuple(range(high + 1))
     else:
-        labels = check_labels(list(categories), "categories")
+        labels = check_labels(_sequence(categories, "categories"), "categories")
     codes = codes_for(values, labels, name)
     counts = np.zeros(len(labels), dtype=np.int64)
     for start in range(0, codes.shape[0], _COUNT_BLOCK):  # bincount copies to intp: bound it

@@ -15,7 +15,7 @@ def jsonable(value: Any) -> Any:
     non-finite float becomes ``None`` (JSON ``null``). In pmldesign's results an infinite value
     is a leakage or bound that is infinite (no finite bound exists, e.g. the local-DP epsilon
     of a mechanism with a zero entry); which fields can be ``null`` and what it means for each
-    is documented in the JSON schema (``pmldesign/schemas``, ``docs/vocabulary.md``).
+    is documented in the JSON schemas (``pmldesign/schemas``, ``docs/json-output.md``).
 
     Examples
     --------

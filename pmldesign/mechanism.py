@@ -94,6 +94,9 @@ def _labels(values: Any, size: int, name: str) -> tuple:
     if values is None:
         return tuple(range(size))
     labels = []
+    if isinstance(values, str | bytes) or not np.iterable(values):
+        raise InvalidInputError(f"{name}: must be a sequence of labels, got "
+                                f"{type(values).__name__}")
     for value in list(values):
         if isinstance(value, str | np.str_):
             labels.append(str(value))
@@ -329,6 +332,9 @@ def load_mechanism(path: str | Path) -> Mechanism:
     >>> load_mechanism(path).inputs
     ('a', 'b')
     """
+    if not isinstance(path, str | Path):
+        raise InvalidInputError(f"path: must be a file path (str or pathlib.Path), got "
+                                f"{type(path).__name__}; for an array use Mechanism(matrix)")
     file = Path(path)
     if not file.is_file():
         raise InvalidInputError(f"mechanism: file not found: {path}")

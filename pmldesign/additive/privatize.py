@@ -5,13 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_positive, as_rng
+from .._validation import as_float_array, as_positive, as_rng
 
 
 def _binary_samples(x) -> np.ndarray:
-    data = np.asarray(x, dtype=np.float64)
-    if data.ndim != 1 or data.size == 0:
-        raise InvalidInputError(f"x: must be a non-empty 1-D array, got shape {data.shape}")
+    data = as_float_array(x, "x", 1)
     if not np.all((data == -1.0) | (data == 1.0)):
         bad = data[(data != -1.0) & (data != 1.0)][0]
         raise InvalidInputError(
@@ -49,7 +47,7 @@ def threshold_decode(y) -> np.ndarray:
     >>> threshold_decode([-0.3, 0.0, 2.5])
     array([-1.,  1.,  1.])
     """
-    values = np.asarray(y, dtype=np.float64)
+    values = as_float_array(y, "y", 1)
     return np.where(values < 0, -1.0, 1.0)
 
 
@@ -67,7 +65,11 @@ def empirical_mutual_information(x, y) -> float:
     >>> empirical_mutual_information([-1, 1, -1, 1], [-1, -1, 1, 1])
     0.0
     """
-    left, right = np.asarray(x), np.asarray(y)
+    try:
+        left, right = np.asarray(x), np.asarray(y)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        raise InvalidInputError("x, y: must be 1-D sequences of discrete values (numbers or "
+                                "labels), of equal length") from None
     if left.ndim != 1 or left.size == 0 or left.shape != right.shape:
         raise InvalidInputError(
             f"x, y: must be non-empty 1-D sequences of equal length, got {left.shape} and "

@@ -85,7 +85,7 @@ def laplace_command(eps, delta, samples, prior, n_samples, as_json) -> None:
     data = {
         "prior_estimate": estimate, "n_samples": m, "target_eps": eps, "delta": delta,
         "radius": radius, "b_pml": b_pml, "b_ldp": b_ldp,
-        "variance_pml": 2 * b_pml**2, "variance_ldp": 2 * b_ldp**2,
+        "variance_pml": 2.0 * b_pml * b_pml, "variance_ldp": 2.0 * b_ldp * b_ldp,
         "variance_saved": saved, "ldp_fallback": radius >= 2 * p_min,
     }
     if as_json:

@@ -64,6 +64,7 @@ def l1_distances(matrix: np.ndarray) -> np.ndarray:
     ``|a - b| = sum_i (v_{i+1} - v_i) |[a <= v_i] - [b <= v_i]|`` and one matrix product per
     level (BLAS), so m = k = 1024 takes well under a second; otherwise scipy's cdist.
     """
+    matrix = as_workload(matrix)
     levels = np.unique(matrix)
     if levels.shape[0] > _MAX_LEVELS:
         from scipy.spatial.distance import cdist

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_rng
+from .._validation import as_int, as_rng
 from ..mechanism import Mechanism
 from .privatize import _wrap, privatize_local
 
@@ -30,6 +30,7 @@ def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]
     >>> [s.spawn_key for s in partition_seeds(7, 3)]
     [(0,), (1,), (2,)]
     """
+    n_partitions = as_int(n_partitions, "n_partitions", 1)
     if isinstance(rng, np.random.Generator):
         parent = np.random.SeedSequence(rng.integers(0, 2**63, size=2).tolist())
     elif isinstance(rng, np.random.SeedSequence):

@@ -161,7 +161,7 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     >>> est.estimate.round(2).tolist(), est.method
     ([0.49, 0.33, 0.18], 'inversion')
     """
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise InvalidInputError(f"method: must be one of {METHODS}, got {method!r}")
     level = as_open_probability(confidence, "confidence")
     mech = as_labelled(mechanism)

@@ -11,7 +11,14 @@ from __future__ import annotations
 import math
 
 from .._errors import InvalidInputError
-from .._validation import as_int, as_nonnegative, as_open_probability, as_positive, as_prior
+from .._validation import (
+    MAX_INT,
+    as_int,
+    as_nonnegative,
+    as_open_probability,
+    as_positive,
+    as_prior,
+)
 from ..leakage.regions import _region_thresholds
 from .estimation import log_subset_count
 from .sets import as_radius
@@ -96,7 +103,10 @@ def epsilon_after_estimation(design_eps: float, radius: float) -> float:
     """
     eps = as_nonnegative(design_eps, "design_eps")
     beta = as_nonnegative(radius, "radius")
-    shrink = 0.5 * beta * math.exp(eps)
+    # (beta / 2) e^eps; e^eps overflows a float from eps = 710 on, where beta / 2 below
+    # e^-700 is all that keeps the bound finite: then it is taken in log space
+    shrink = 0.5 * beta * math.exp(eps) if eps <= 700 else (
+        math.exp(min(math.log(0.5 * beta) + eps, 1.0)) if beta else 0.0)
     if shrink >= 1.0:
         return math.inf
     return eps - math.log1p(-shrink)
@@ -158,7 +168,12 @@ def min_samples(limit: float, log_term: float, strict: bool = False) -> int:
     ``log_term = log(2^N - 2) - log delta``. The closed form ``2 log_term / limit^2`` is rounded
     and then checked against eq. (7) itself, so the last ulp of rounding cannot break the bound.
     """
-    count = max(1, math.ceil(2.0 * log_term / (limit * limit)))
+    estimate = 2.0 * log_term / (limit * limit) if limit * limit > 0 else math.inf
+    if not estimate <= MAX_INT:
+        raise InvalidInputError(f"eps: too close to the target for any feasible number of samples "
+                                f"(more than 2**53 would be needed; the gap to the target is "
+                                f"{limit:.3g}), choose a larger gap")
+    count = max(1, math.ceil(estimate))
     while _too_wide(math.sqrt(2.0 / count * log_term), limit, strict):
         count += 1
     return count

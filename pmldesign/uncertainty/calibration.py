@@ -208,7 +208,12 @@ def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> fl
     privacy region (Definition 4 of 003), where the k = 1 bound does not apply.
     """
     p_min = float(estimate.min())
-    design = target + math.log(2.0 * p_min + beta) - math.log(2.0 * p_min + beta * math.exp(target))
+    if target <= 700:
+        design = (target + math.log(2.0 * p_min + beta)
+                  - math.log(2.0 * p_min + beta * math.exp(target)))
+    else:  # e^T overflows a float from 710 on: log(2p + beta e^T) in log space
+        design = (target + math.log(2.0 * p_min + beta)
+                  - float(np.logaddexp(math.log(2.0 * p_min), math.log(beta) + target)))
     return design if design < _region_thresholds(estimate)[1] else None
 
 
