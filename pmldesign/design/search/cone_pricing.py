@@ -126,10 +126,10 @@ def bound(multipliers: np.ndarray, priced: ConePrices, weights: np.ndarray, cone
     """``sum u + max_y h_y(u)`` (module docstring) plus an allowance for float rounding.
 
     The allowance covers the ``O(N)``-term sums of the pricing: ``4 N`` units of roundoff times
-    the sum of the magnitudes they add up, with lift entries at most ``max(1, (b + d)/a)``.
+    the sum of the magnitudes they add up, with section entries at most ``max(1, (b + d)/a)``.
     """
     n = weights.shape[0]
     magnitude = np.abs(multipliers).sum() + np.abs(weights).sum(axis=0).max()
-    lift = max(1.0, (cone.b + cone.d) / cone.a)
-    slack = 4 * n * np.finfo(float).eps * magnitude * lift
+    top = max(1.0, (cone.b + cone.d) / cone.a)
+    slack = 4 * n * np.finfo(float).eps * magnitude * top
     return float(multipliers.sum() + max(0.0, -priced.value.min()) + slack)

@@ -29,6 +29,7 @@ from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..spec.feasible import cap_coefficients
 from .cone_pricing import make_cone, price
 from .engine import Entering, column_generation
+
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
 #: Outputs added per round (the most violated first); the first round takes
@@ -167,11 +168,12 @@ def _prices(multipliers: np.ndarray, weights: np.ndarray, cone) -> np.ndarray:
 
 def _bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone) -> float:
     """``sum u + max(0, max_y h_y(u))`` plus an allowance for float rounding: ``4 N`` units of
-    roundoff times the magnitudes the pricing sums (lift entries at most ``max(1, (b + d)/a)``)."""
+    roundoff times the magnitudes the pricing sums (section entries at most
+    ``max(1, (b + d)/a)``)."""
     n = weights.shape[0]
     magnitude = np.abs(multipliers).sum() + np.abs(weights).sum(axis=0).max()
-    lift = max(1.0, (cone.b + cone.d) / cone.a)
-    slack = 4 * n * np.finfo(float).eps * magnitude * lift
+    top = max(1.0, (cone.b + cone.d) / cone.a)
+    slack = 4 * n * np.finfo(float).eps * magnitude * top
     return float(multipliers.sum() + max(0.0, prices.max()) + slack)
 
 

@@ -138,8 +138,8 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     if ldp and eps > _MAX_LDP_EPS:
         raise InvalidInputError(f"eps: must be <= {_MAX_LDP_EPS:g} with ldp=True, got {eps:.6g}")
     if eps == 0.0:
-        return MIResult(np.ones((vector.size, 1)), 0.0, 0.0, "eps = 0: constant mechanism",
-                        True, 0, 1)
+        return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
+                        "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     families = _families(vector, eps, beta, ldp)
     # the last master LP and the mechanism are built after the deadline: keep a small margin
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
@@ -218,7 +218,7 @@ class _LiftMaster:
 
 class _LiftPricer:
     """Pricing of the lift-vector families (:class:`.engine.Pricer`): the cheap pricing first;
-    when it finds nothing, the complete pricing with a floor ``slack`` (columns must gain more
+    when it finds no new column (one not yet in the master), the complete pricing with a floor ``slack`` (columns must gain more
     than it, nodes below it are pruned) that shrinks geometrically down to ``_FLOOR``, so the
     certified gap closes progressively. Columns already in the master are not offered again."""
 
@@ -232,16 +232,18 @@ class _LiftPricer:
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         columns, bound = _price(self.families, duals, deadline, _FLOOR, self.keep,
                                 exhaustive=False)
+        columns = self._fresh(columns)
         if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
             self.slack = min(self.slack, max(_SLACK * value, _FLOOR))
         while not columns.size and time.monotonic() < deadline:
             columns, found = _price(self.families, duals, deadline, self.slack, self.keep,
                                     exhaustive=True)
+            columns = self._fresh(columns)
             bound = min(bound, found)
             if columns.size or self.slack <= _FLOOR:
                 break
             self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
-        return Entering(self._fresh(columns), float(duals.sum()) + bound)
+        return Entering(columns, float(duals.sum()) + bound)
 
     def _fresh(self, columns: np.ndarray) -> np.ndarray:
         """Rows of ``columns`` not already (to 1e-12) offered or among the first lifts."""
