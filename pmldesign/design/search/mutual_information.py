@@ -218,9 +218,9 @@ class _LiftMaster:
 
 class _LiftPricer:
     """Pricing of the lift-vector families (:class:`.engine.Pricer`): the cheap pricing first;
-    when it finds no new column (one not yet in the master), the complete pricing with a floor ``slack`` (columns must gain more
-    than it, nodes below it are pruned) that shrinks geometrically down to ``_FLOOR``, so the
-    certified gap closes progressively. Columns already in the master are not offered again."""
+    when it finds no new column (one not yet in the master), the complete pricing with a floor
+    ``slack`` (columns must gain more than it, nodes below it are pruned) that shrinks
+    geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
 
     def __init__(self, families: list, lifts: np.ndarray) -> None:
         self.families = families
