@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import pmldesign as pml
+from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import bound, make_cone, price
-from pmldesign.design.search.linear_gain import solve_compact, solve_linear_gain
+from pmldesign.design.search.linear_gain import solve_linear_gain
 
 MODES = ("fixed", "robust", "ldp")
 

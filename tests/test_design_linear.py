@@ -142,7 +142,7 @@ def test_design_ldp_rejects_bad_gain():
 
 def test_time_limit_returns_a_certified_mechanism_and_a_sound_bound():
     """Issue 12: out of time, the best feasible mechanism found and a certified upper bound."""
-    from pmldesign.design.search.linear_gain import solve_compact
+    from pmldesign.design.formulation.compact_lp import solve_compact
 
     rng = np.random.default_rng(0)
     prior = rng.dirichlet(np.ones(60))
