@@ -20,8 +20,8 @@ from .._validation import (
     as_prior,
 )
 from ..leakage.regions import _region_thresholds
+from .ball import as_radius
 from .estimation import log_subset_count
-from .sets import as_radius
 
 #: Relative slack for ``eps`` above ``epsilon_max`` that is attributed to floating-point rounding.
 _ROUNDING = 1e-12
