@@ -6,6 +6,7 @@ Priors are ``(P(X=-1), P(X=+1))`` (x_1 = -1, x_2 = +1 in 003).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,8 +93,11 @@ def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
         raise InvalidInputError(f"sigma: must lie in [1e-150, 1e150] (its square must be a "
                                 f"positive finite float), got {s:g}")
     _, lo, hi = _prior_interval(prior, radius)
-    if eps == 0:
-        return 1.0  # l(X -> y) > 0 for every y != 0 and every prior with full support
+    if eps < sys.float_info.min:
+        # eps = 0: l(X -> y) > 0 for every y != 0 and every prior with full support. A
+        # subnormal eps overflows the model's constants; 1 bounds every probability (and is
+        # already the value from eps = 1e-100 on)
+        return 1.0
     if eps >= -math.log(min(lo, 1.0 - hi)):
         return 0.0  # no half-line exists: eps is at least eps_max of every prior in the ball
     upper, _ = _Model(eps, s).supremum(lo, hi)

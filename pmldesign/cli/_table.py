@@ -14,6 +14,8 @@ import click
 
 from .._errors import InvalidInputError
 from .._files import atomic_path
+from .._memory import require_memory
+from .._validation import as_int
 from ..mechanism import Mechanism
 from . import _io
 
@@ -75,6 +77,9 @@ def read_samples(path: str, column: str | None, categories: str | None, alphabet
     if alphabet is not None:
         if labels is not None:
             raise click.UsageError("--alphabet and --categories: give one")
+        alphabet = as_int(alphabet, "--alphabet", 2)
+        require_memory(alphabet, f"--alphabet: {alphabet} categories", "use a smaller alphabet",
+                       itemsize=48)
         labels = list(range(alphabet))
     if column is None:
         try:
