@@ -21,27 +21,10 @@ import jsonschema
 import numpy as np
 import pytest
 
+from tests.cli_fuzz import commands as _commands
 from tests.json_schemas import registry, schema_name, schemas, validate
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _commands() -> dict[str, click.Command]:
-    """Every leaf command of ``pmldesign`` by its path (``"binary laplace"``)."""
-    from pmldesign.cli.main import cli
-
-    found = {}
-
-    def walk(command: click.Command, path: tuple[str, ...]) -> None:
-        subs = getattr(command, "commands", None)
-        if subs:
-            for name, sub in subs.items():
-                walk(sub, (*path, name))
-        else:
-            found[" ".join(path)] = command
-
-    walk(cli, ())
-    return found
 
 
 def _flag(command: str, *names: str) -> str | None:
