@@ -81,6 +81,8 @@ def binary_laplace_scale(eps, p_min, radius=0.0) -> float:
     if eps == 0:
         return math.inf
     # log t = eps + log(1 - p) - log(1 - p e^eps), written with log1p for accuracy.
-    log_t = eps + math.log1p(-p) - math.log1p(-p * math.exp(eps))
+    # p e^eps < 1 here; e^eps overflows a float from eps = 710 on (p = 0, or p below e^-700)
+    p_e = p * math.exp(eps) if eps <= 700 else (math.exp(math.log(p) + eps) if p > 0 else 0.0)
+    log_t = eps + math.log1p(-p) - math.log1p(-p_e)
     # log t >= eps > 0; for a subnormal eps it can round to 0, where b = inf is the safe answer.
     return 2.0 / log_t if log_t > 0 else math.inf
