@@ -15,7 +15,7 @@ import numpy as np
 
 from ._errors import InvalidInputError
 from ._memory import require_memory
-from ._validation import _ndim, _short
+from ._validation import _ndim, _short, as_flag
 
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
@@ -113,7 +113,7 @@ def category_counts(values: Any, categories=None, *, dropna: bool = False,
         missing = series.isna()
         nulls = (int(missing.sum()), series.index[missing.to_numpy()][:1].tolist())
         counts, dtype = series.value_counts(sort=False, dropna=True), series.dtype
-    if nulls[0] and not dropna:
+    if nulls[0] and not as_flag(dropna, "dropna"):
         raise _missing_error(name, nulls[0], nulls[1][0] if nulls[1] else "a partition")
     if counts.sum() == 0:
         raise InvalidInputError(f"{name}: no values left (empty, or all missing)")

@@ -218,3 +218,16 @@ def as_rng(rng: Any, name: str = "rng") -> np.random.Generator:
         raise InvalidInputError(
             f"{name}: must be None, a numpy Generator or SeedSequence, or an integer seed >= 0, "
             f"got {_short(rng)} ({' '.join(str(exc).split())[:80]})") from None
+
+
+def as_flag(value: Any, name: str) -> bool:
+    """A boolean option (``True``/``False``, numpy's too); anything else is an error.
+
+    Examples
+    --------
+    >>> as_flag(True, "dropna")
+    True
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidInputError(f"{name}: must be True or False, got {_short(value)}")
+    return bool(value)

@@ -41,9 +41,12 @@ def gaussian_pml(y, sigma, prior) -> np.ndarray:
     """
     s = as_positive(sigma, "sigma")
     p1, p2 = as_prior(prior, "prior", size=2)
-    values = np.asarray(y, dtype=np.float64)
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        values = as_float_array(y, "y", 1)  # raises the InvalidInputError that says why
     as_float_array(np.ravel(values), "y", 1)
-    ratio = np.exp(-2.0 * np.abs(values) / s**2)
+    ratio = np.exp(-2.0 * np.abs(values) / (s * s))
     own, other = np.where(values >= 0, p2, p1), np.where(values >= 0, p1, p2)
     return -np.log(own + other * ratio)
 

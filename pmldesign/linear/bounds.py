@@ -258,6 +258,8 @@ def histogram_bound_simplified(b: float, alpha: float) -> float:
     """
     scale = as_positive(b, "b")
     weight = as_histogram_alpha(alpha)
+    if scale * scale == 0:  # subnormal b: the bound is infinite
+        return math.inf
     return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / scale**2
 
 
@@ -272,4 +274,6 @@ def composition_bound(k: int, b: float, alpha: float) -> float:
     classes = as_int(k, "k", 2)
     scale = as_positive(b, "b")
     weight = as_alpha(alpha, classes)
+    if scale * scale == 0:  # subnormal b: the bound is infinite
+        return math.inf
     return (classes - 1) * ((1.0 - weight) / scale + weight**2 / (2.0 * scale**2))

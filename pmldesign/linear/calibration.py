@@ -81,7 +81,7 @@ def noise_scale(workload, eps: float, alpha: float, bound: str = "corollary1",
     """
     matrix = as_workload(workload)
     target = as_positive(eps, "eps")
-    if bound not in BOUNDS:
+    if not isinstance(bound, str) or bound not in BOUNDS:
         raise InvalidInputError(f"bound: must be one of {', '.join(BOUNDS)}, got {bound!r}")
     weight = as_alpha(alpha, matrix.shape[1])
     distances = l1_distances(matrix)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..._errors import InvalidInputError, SolverError
 from ..._results import Result
-from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
+from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
 from ...uncertainty.ball import as_radius
 from .engine import Entering, column_generation
@@ -131,6 +131,7 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
     limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
+    ldp = as_flag(ldp, "ldp")
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
