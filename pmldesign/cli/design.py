@@ -60,7 +60,7 @@ def _inputs(prior: str, gain: str | None):
               help="With --samples: the eps of the (eps, delta)-PML target.")
 @click.option("--delta", default=None, type=float,
               help="With --samples: failure probability of the (eps, delta)-PML target.")
-@click.option("--alphabet", default=None, type=int,
+@click.option("--alphabet-size", default=None, type=int,
               help="With --samples: alphabet size N (default: largest symbol + 1).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
@@ -70,7 +70,7 @@ def _inputs(prior: str, gain: str | None):
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
-                   target_eps, delta, alphabet,
+                   target_eps, delta, alphabet_size,
                    gain, utility, time_limit, output, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
@@ -90,7 +90,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
                                    "and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
-        _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+        _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                              utility, time_limit, output, as_json)
         return
     if column is not None or categories is not None:
@@ -125,7 +125,7 @@ def _summary(result, utility: str) -> dict:
         "upper_bound": result.upper_bound,
         "gap": result.gap,
         "exact": result.exact,
-        "certified_leakage": result.leakage,
+        "pml_epsilon": result.leakage,
         "method": result.method,
         "status": result.status,
         "solve_time": result.solve_time,
@@ -138,7 +138,7 @@ _LABELS = {
     "upper_bound": "upper bound on the best possible utility",
     "gap": "gap to the upper bound",
     "exact": "proven optimal",
-    "certified_leakage": "certified PML eps of the mechanism (nats)",
+    "pml_epsilon": "certified PML eps of the mechanism (nats)",
     "method": "method",
     "solve_time": "solve time (s)",
     "repair_mixing": "weight mixed with a safe mechanism to certify it",
@@ -164,13 +164,13 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
         out.print(f"mechanism written to {output}")
 
 
-def _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+def _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                          utility, time_limit, output, as_json) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
     from ..release import design_from_samples
     from . import _table
 
-    data, labels = _table.read_samples(samples, column, categories, alphabet)
+    data, labels = _table.read_samples(samples, column, categories, alphabet_size)
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,

@@ -8,7 +8,7 @@ import click
 import numpy as np
 
 from .._errors import InvalidInputError
-from . import _io
+from . import _io, _options
 
 #: Workload families of ``--workload NAME:SIZE``; "range" takes ``MxK`` (m queries, k classes).
 _FAMILIES = ("haar", "identity", "prefix", "allrange", "range")
@@ -78,7 +78,7 @@ def _scales_for(workload: np.ndarray, eps: float, alpha: float) -> dict:
 @click.option("--b", "scale", type=float, default=None, help="Laplace scale: report the bounds.")
 @click.option("--eps", type=float, default=None,
               help="Target eps (nats): report the noise scale each bound needs.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of range:MxK.")
+@_options.seed_option("Seed of the random range queries of range:MxK.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | None, seed: int,
                     as_json: bool) -> None:
