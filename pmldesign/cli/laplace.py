@@ -19,7 +19,9 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
     from .. import linear
 
     if Path(spec).is_file():
-        return _io.load_matrix(spec, "--workload")
+        from ..linear.bounds import as_workload
+
+        return as_workload(_io.load_matrix(spec, "--workload"), "--workload")
     name, _, size = spec.partition(":")
     if name not in _FAMILIES or not size:
         raise InvalidInputError(

@@ -9,6 +9,7 @@ case, the smallest prior probability: no mechanism is needed.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from .._errors import InvalidInputError
 from .._validation import as_int, as_nonnegative, as_open_probability, as_positive, as_prior
@@ -157,8 +158,17 @@ def min_samples(limit: float, log_term: float, strict: bool = False) -> int:
 
     ``log_term = log(2^N - 2) - log delta``. The closed form ``2 log_term / limit^2`` is rounded
     and then checked against eq. (7) itself, so the last ulp of rounding cannot break the bound.
+    When the closed form leaves the float range (a subnormal ``limit``: eps near 0), it is
+    evaluated exactly in rationals instead.
+
+    >>> 10**639 < min_samples(2e-320, 1.0) < 10**640  # 2 / (2e-320)^2 = 5e639: beyond floats
+    True
     """
-    count = max(1, math.ceil(2.0 * log_term / (limit * limit)))
+    quotient = 2.0 * log_term / (limit * limit) if limit * limit > 0 else math.inf
+    if not math.isfinite(quotient):
+        exact = Fraction(2.0 * log_term) / Fraction(limit) ** 2
+        return max(1, math.floor(exact) + 1 if strict else math.ceil(exact))
+    count = max(1, math.ceil(quotient))
     while _too_wide(math.sqrt(2.0 / count * log_term), limit, strict):
         count += 1
     return count

@@ -222,6 +222,7 @@ def _explain(target: float, beta: float, delta: float, size: int, estimate) -> s
     needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
     same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
     return (
-        f"the l1 radius beta*(delta) = {beta:.6g} is too large: {rules}; at least {needed} "
+        f"the l1 radius beta*(delta) = {beta:.6g} is too large: {rules}; at least "
+        f"{needed if needed < 10**15 else f'about 10^{len(str(needed)) - 1}'} "
         f"samples are needed for delta = {delta:.3g} and N = {size}{same}"
     )
