@@ -22,6 +22,7 @@ from .._validation import (
     as_prior,
 )
 from ..uncertainty import l1_radius
+from ..uncertainty.bounds import scaled_exp
 from ._halflines import VALUE_TOLERANCE, _Model
 
 
@@ -173,7 +174,7 @@ def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> Gaussia
     delta2 = as_open_probability(delta2, "delta2")
     radius = l1_radius(n_samples, 2, delta2)
     delta1 = gaussian_violation_probability(eps, sigma, prior_estimate, radius)
-    shrink = 1.0 - 0.5 * radius * math.exp(eps)
+    shrink = 1.0 - scaled_exp(0.5 * radius, eps)
     eps_star = eps - math.log(shrink) if shrink > 0 else math.inf
     delta_star = delta1 + delta2 - delta1 * delta2
     return GaussianGuarantee(eps, eps_star, delta1, delta2, delta_star, radius)

@@ -77,7 +77,24 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     first_region = eps < _region_thresholds(vector)[1]
     if first_region and not general:
         return -math.log1p(-0.5 * beta * math.expm1(eps) / p_min)
-    return -math.log1p(-0.5 * beta * math.exp(eps))
+    return -math.log1p(-scaled_exp(0.5 * beta, eps))
+
+
+def scaled_exp(scale: float, eps: float) -> float:
+    """``scale * e^eps`` for ``scale >= 0``; ``inf`` when it exceeds the float range (where
+    ``math.exp`` would raise OverflowError, eps > 709), 0 when ``scale`` is 0.
+
+    >>> scaled_exp(0.5, 1.0) == 0.5 * math.e, scaled_exp(1e-300, 1e308)
+    (True, inf)
+    >>> round(scaled_exp(1e-300, 720.0) / (1e-300 * math.exp(360.0) * math.exp(360.0)), 9)
+    1.0
+    """
+    if eps < 709.0:
+        return scale * math.exp(eps)
+    if scale == 0.0:
+        return 0.0
+    log_value = math.log(scale) + eps
+    return math.inf if log_value >= 709.0 else math.exp(log_value)
 
 
 def epsilon_after_estimation(design_eps: float, radius: float) -> float:
@@ -97,7 +114,7 @@ def epsilon_after_estimation(design_eps: float, radius: float) -> float:
     """
     eps = as_nonnegative(design_eps, "design_eps")
     beta = as_nonnegative(radius, "radius")
-    shrink = 0.5 * beta * math.exp(eps)
+    shrink = scaled_exp(0.5 * beta, eps)
     if shrink >= 1.0:
         return math.inf
     return eps - math.log1p(-shrink)

@@ -195,7 +195,10 @@ def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool =
 
 
 def _general_design(target: float, beta: float) -> float:
-    """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8)."""
+    """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8); as
+    ``-log(e^-T + beta/2)`` where ``e^T`` overflows."""
+    if target > 700.0:
+        return -math.log(math.exp(-target) + 0.5 * beta)
     return target - math.log1p(0.5 * beta * math.exp(target))
 
 
@@ -206,7 +209,11 @@ def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> fl
     privacy region (Definition 4 of 003), where the k = 1 bound does not apply.
     """
     p_min = float(estimate.min())
-    design = target + math.log(2.0 * p_min + beta) - math.log(2.0 * p_min + beta * math.exp(target))
+    if target > 700.0:  # the same with e^T factored out of the last log (it would overflow)
+        design = math.log(2.0 * p_min + beta) - math.log(2.0 * p_min * math.exp(-target) + beta)
+    else:
+        design = (target + math.log(2.0 * p_min + beta)
+                  - math.log(2.0 * p_min + beta * math.exp(target)))
     return design if design < _region_thresholds(estimate)[1] else None
 
 
