@@ -42,7 +42,7 @@ def test_laplace_json(samples):
 def test_laplace_table(samples):
     text = run("laplace", "--target-eps", "0.5", "--delta", "1e-6", "--samples",
                str(samples)).stdout
-    assert "noise scale b needed under PML" in text and "under LDP" in text
+    assert "noise scale needed under PML" in text and "under LDP" in text
 
 
 def test_gaussian_json_and_plot(tmp_path):
@@ -60,7 +60,7 @@ def test_gaussian_json_and_plot(tmp_path):
 
 def test_gaussian_table(samples):
     text = run("gaussian", "--sigma", "2", "--samples", str(samples)).stdout
-    assert "(total)" in text and "pLDP" in text
+    assert "(total)" in text and "probabilistic" in text
 
 
 @pytest.mark.parametrize(

@@ -103,8 +103,8 @@ _LAPLACE_LABELS = {
     "target_eps": "PML eps to guarantee (nats)",
     "delta": "probability the guarantee fails",
     "radius": "l1 distance the true prior may be from the estimate",
-    "b_pml": "noise scale b needed under PML",
-    "b_ldp": "noise scale b needed under LDP (2 / eps)",
+    "b_pml": "Laplace noise scale needed under PML",
+    "b_ldp": "Laplace noise scale needed under LDP (2 / eps)",
     "variance_pml": "noise variance under PML",
     "variance_ldp": "noise variance under LDP",
     "variance_saved": "fraction of the LDP variance saved",
@@ -154,5 +154,5 @@ def gaussian_command(sigma, delta2, eps_values, plot, samples, prior, n_samples,
     _io.console().print(_io.table(
         f"Binary Gaussian noise of standard deviation {sigma:g}, {m} samples, true prior "
         f"within l1 distance {curve[0].radius:.4g} of the estimate",
-        ["eps (estimate)", "eps* (true prior)", "delta_1 (noise)",
-         "delta* (total)", "pLDP delta at eps*"], table_rows))
+        ["eps (estimate)", "eps* (true prior)", "delta_1 (noise leaks more)", "delta* (total)",
+         "probabilistic LDP delta"], table_rows))

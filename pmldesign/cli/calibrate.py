@@ -53,13 +53,13 @@ def calibrate_command(
     rows = [
         ["target eps", _io.fmt(cal.target_eps)],
         ["delta", f"{cal.delta:.3g}"],
-        ["samples m", str(cal.n_samples)],
-        ["alphabet size N", str(cal.alphabet_size)],
-        ["l1 radius beta*(delta), eq. (7)", _io.fmt(cal.radius)],
+        ["samples the prior is estimated from", str(cal.n_samples)],
+        ["values the data can take", str(cal.alphabet_size)],
+        ["l1 distance the true prior may be from the estimate", _io.fmt(cal.radius)],
         ["design eps", _io.fmt(cal.design_epsilon)],
         ["method", cal.method],
     ]
     if estimate is None:
-        rows.append(["valid if min(prior estimate) >", _io.fmt(cal.radius / 2)])
-    title = "Calibration (003, eqs. (7), (13), Theorem 4)"
+        rows.append(["valid if every estimated probability exceeds", _io.fmt(cal.radius / 2)])
+    title = "The eps to design for with the estimate as the prior"
     _io.console().print(_io.table(title, ["quantity", "value"], rows))
