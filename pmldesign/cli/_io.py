@@ -227,6 +227,23 @@ def status(message: str):
     return _stderr_console().status(message)
 
 
+#: Mechanisms with more outputs than this are summarised, not printed as a table.
+MAX_SHOWN_OUTPUTS = 16
+
+
+def mechanism_table(title: str, matrix, inputs=None, outputs=None):
+    """A mechanism as a table (rows: inputs, columns: outputs), or for more than
+    :data:`MAX_SHOWN_OUTPUTS` outputs a one-line note (a wide table is unreadable and slow)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    inputs = [f"x{i}" for i in range(matrix.shape[0])] if inputs is None else inputs
+    outputs = [f"y{j}" for j in range(matrix.shape[1])] if outputs is None else outputs
+    if matrix.shape[1] > MAX_SHOWN_OUTPUTS:
+        return (f"{title}: a {matrix.shape[0]} x {matrix.shape[1]} matrix, not shown (more than "
+                f"{MAX_SHOWN_OUTPUTS} outputs); --json prints it")
+    rows = [[str(x), *(fmt(v, 4) for v in row)] for x, row in zip(inputs, matrix, strict=True)]
+    return table(title, ["", *map(str, outputs)], rows)
+
+
 def table(title: str, columns: list[str], rows: list[list[str]]):
     """A rich table with right-aligned numeric columns after the first."""
     from rich.table import Table

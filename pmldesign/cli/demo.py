@@ -48,11 +48,10 @@ def _design_and_compare(out, prior, eps: float) -> None:
     three-way comparison; the utility is the probability that the output equals the input."""
     gain = np.eye(len(prior))
     result = design(prior, eps, gain=gain)
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
-    columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
     out.print()
-    out.print(_io.table(f"2. Optimal mechanism at the same PML eps = {eps:.4f}: the largest "
-                        "probability that the output equals the input", columns, rows))
+    out.print(_io.mechanism_table(f"2. Optimal mechanism at the same PML eps = {eps:.4f}: the "
+                                  "largest probability that the output equals the input",
+                                  result.mechanism))
     out.print(f"Certified PML eps {result.leakage:.4f} <= {eps:.4f}; probability that the output "
               f"equals the input: {result.utility:.4f} (no mechanism can exceed "
               f"{result.upper_bound:.4f}), solved in {result.solve_time:.3f} s.")

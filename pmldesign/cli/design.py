@@ -154,9 +154,7 @@ def _save(mechanism, output: str | None) -> None:
 
 def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
     out = _io.console()
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
-    columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
-    out.print(_io.table(title, columns, rows))
+    out.print(_io.mechanism_table(title, result.mechanism))
     cells = [[words, _cell(summary["utility_value"])]]
     cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
@@ -195,10 +193,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
                                                          strict=True))
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
               f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
-    rows = [[str(x), *(_io.fmt(v, 4) for v in row)]
-            for x, row in zip(mechanism.inputs, mechanism.matrix, strict=True)]
-    columns = ["", *[str(y) for y in mechanism.outputs]]
-    out.print(_io.table("Optimal mechanism for every prior within that distance", columns, rows))
+    out.print(_io.mechanism_table("Optimal mechanism for every prior within that distance",
+                                  mechanism.matrix, mechanism.inputs, mechanism.outputs))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")
