@@ -105,8 +105,11 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
-    _save(result.mechanism, output)
     summary = _summary(result, _utility_name(utility, matrix))
+    _save(result.mechanism, output, None if prior_set is not None else {
+        "eps": result.leakage, "delta": 0.0, "radius": radius or None,
+        "prior": tuple(float(p) for p in target), "utility": summary["utility"],
+        "method": result.method})
     if as_json:
         where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
         _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
@@ -145,11 +148,15 @@ _LABELS = {
 }
 
 
-def _save(mechanism, output: str | None) -> None:
+def _save(mechanism, output: str | None, guarantee: dict | None = None) -> None:
+    """Write the mechanism to ``output`` (if given); a matrix gets ``guarantee`` (what it was
+    certified for, so ``certify FILE.json`` can re-check it without --prior)."""
     if output:
         from ..mechanism import Mechanism
 
-        (mechanism if isinstance(mechanism, Mechanism) else Mechanism(mechanism)).save(output)
+        if not isinstance(mechanism, Mechanism):
+            mechanism = Mechanism(mechanism, guarantee=guarantee)
+        mechanism.save(output)
 
 
 def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
