@@ -135,3 +135,13 @@ def test_rr_json_of_a_huge_matrix_refused(capsys):
     refused(["rr", "5000", "--eps", "1", "--json"], capsys, "at most 1000 with --json")
     code, out, _, seconds = run(["rr", "500", "--eps", "1"], capsys)
     assert code == 0 and "not shown" in out and seconds < 10
+
+
+@pytest.mark.parametrize("command", ["certify", "privatize"])
+def test_deeply_nested_json_mechanism(command, files, capsys):
+    """RecursionError (exit 1): a mechanism file of 100,000 nested JSON lists (fuzz seed 4)."""
+    deep = files["dir"] / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    argv = (["certify", deep, "--prior", "0.5,0.5"] if command == "certify" else
+            ["privatize", files["samples"], "--mechanism", deep, "-o", files["dir"] / "o.csv"])
+    refused(argv, capsys, "cannot read")
