@@ -40,10 +40,12 @@ def _inputs(prior: str, gain: str | None):
 
 
 @click.command("design")
-@click.option("--prior", default=None, help="Prior (or estimate P^): comma-separated or a file.")
+@click.option("--prior", default=None,
+              help="Prior, comma-separated or a file; with --radius the centre of the set of "
+                   "priors (e.g. an estimate).")
 @click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=float,
-              help="l1 radius beta: eps-PML for every prior within beta of --prior.")
+              help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
                    "(--prior, optional, is the reference; needs --gain).")

@@ -86,7 +86,8 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
                     as_json: bool) -> None:
     """Leakage of the Laplace mechanism answering a query workload (000, 002).
 
-    With --b: eps_DP (eq. 4 of 000) and the worst-case PML about a record over Q_alpha
+    With --b: the DP eps (eq. 4 of 000) and the worst-case PML about a record over all data
+    whose class shares are all at least alpha
     (eq. 7 of 000: exact for one record, an upper bound for any number of records; every value
     rounded up). With --eps: the smallest noise scale each needs, and the noise saved relative
     to DP. (Theorem 2 of 000 under-reports the leakage and is not used.)

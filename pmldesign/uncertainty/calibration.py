@@ -220,16 +220,19 @@ def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> fl
 def _explain(target: float, beta: float, delta: float, size: int, estimate) -> str:
     """Why no positive design eps exists, with the number of samples that would suffice."""
     log_term = log_subset_count(size) - math.log(delta)
-    limits = {"eq. (13) of 003 gives a design eps > 0 only for": 2.0 * -math.expm1(-target)}
+    limits = {"a positive eps to design for (eq. (13) of 003) needs a distance":
+              2.0 * -math.expm1(-target)}
     if estimate is not None:
-        limits["the ball must stay in the simplex (Proposition 2 of 003):"] = 2 * estimate.min()
+        limits["every prior that close must be a distribution (Proposition 2 of 003, the ball "
+               "stays in the simplex): distance"] = 2 * estimate.min()
     rules = "; ".join(
-        f"{rule} radius < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
+        f"{rule} < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
     )
     needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
     same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
     return (
-        f"the l1 radius beta*(delta) = {beta:.6g} is too large: {rules}; at least "
+        f"the true prior may be as far as l1 distance {beta:.6g} from its estimate "
+        f"(beta*(delta), eq. (7) of 003), too far: {rules}; at least "
         f"{needed if needed < 10**15 else f'about 10^{len(str(needed)) - 1}'} "
-        f"samples are needed for delta = {delta:.3g} and N = {size}{same}"
+        f"samples are needed for delta = {delta:.3g} and {size} values{same}"
     )
