@@ -16,7 +16,6 @@ import os
 
 from ._errors import InvalidInputError
 
-
 #: How many copies of an array the computation on it may need at once.
 HEADROOM = 4
 

@@ -41,7 +41,8 @@ def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
 
 _SOURCE = [
     click.option("--samples", type=click.Path(dir_okay=False), help="File of -1/+1 samples."),
-    click.option("--prior-estimate", "prior", default=None, help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
+    click.option("--prior-estimate", "prior", default=None,
+                 help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
     click.option("--n-samples", type=int, default=None,
                  help="Number of samples behind --prior-estimate."),
     click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables."),
@@ -60,7 +61,8 @@ def binary_command() -> None:
 
 
 @binary_command.command("laplace")
-@click.option("--target-eps", "eps", required=True, type=float, help="PML eps to guarantee for the true prior (nats, > 0).")
+@click.option("--target-eps", "eps", required=True, type=float,
+              help="PML eps to guarantee for the true prior (nats, > 0).")
 @click.option("--delta", required=True, type=float,
               help="Probability that the guarantee fails because the estimate is off.")
 @_with_source

@@ -134,4 +134,5 @@ def _render(data: dict, at_scale: bool) -> None:
         for key, label in _BOUNDS
     ]
     _io.console().print(_io.table(f"{title}, target eps = {data['eps']:g}",
-                                  ["guarantee", "Laplace noise scale needed", "noise saved vs DP"], rows))
+                                  ["guarantee", "Laplace noise scale needed",
+                                   "noise saved vs DP"], rows))

@@ -10,7 +10,6 @@ from ..design import randomized_response
 from . import _io
 from .certify import render_certificate
 
-
 #: Largest k whose k x k matrix ``--json`` writes (a million numbers, a few seconds).
 MAX_JSON_K = 1000
 
