@@ -79,7 +79,7 @@ def _scales_for(workload: np.ndarray, eps: float, alpha: float) -> dict:
               help="Lower bound on every class probability, in [0, 1/k].")
 @click.option("--b", "scale", type=float, default=None, help="Laplace scale: report the bounds.")
 @click.option("--eps", type=float, default=None,
-              help="Target eps (nats): report the noise scale each bound needs.")
+              help="eps to meet (nats): report the noise scale each guarantee needs.")
 @_options.seed_option("Seed of the random range queries of range:MxK.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | None, seed: int,
@@ -133,6 +133,6 @@ def _render(data: dict, at_scale: bool) -> None:
          "-" if key == "dp" else f"{100.0 * data[f'saved_{key}']:.2f}%"]
         for key, label in _BOUNDS
     ]
-    _io.console().print(_io.table(f"{title}, target eps = {data['eps']:g}",
+    _io.console().print(_io.table(f"{title}, eps = {data['eps']:g}",
                                   ["guarantee", "Laplace noise scale needed",
                                    "noise saved vs DP"], rows))
