@@ -265,7 +265,7 @@ class Mechanism(NDArrayOperatorsMixin):
         """Inverse of :meth:`to_json`."""
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInputError(f"mechanism: not valid JSON ({exc})") from None
         return cls.from_dict(data)
 
