@@ -102,7 +102,7 @@ def _valid_bases(f: dict[str, str]) -> list[tuple[str, dict[str, object]]]:
         ("laplace", {"spec": "haar:8", "alpha": "0.05", "eps": "1"}),
         ("laplace", {"spec": "range:4x4", "alpha": "0.05", "scale": "2", "seed": "1"}),
         ("reproduce", {"list_only": True}),
-        ("reproduce", {"figure_id": "no-such-figure", "out_dir": "{tmp}/figs", "quick": True}),
+        ("reproduce", {"figure_id": "no-such-figure", "output": "{tmp}/figs", "quick": True}),
         ("privatize", {"data": f["table"], "column": "answer", "mechanism_path": f["mech"],
                        "seed": "1", "output": "{tmp}/private.csv"}),
         ("estimate", {"data": f["private"], "column": "answer", "mechanism_path": f["mech"]}),

@@ -93,9 +93,9 @@ BASES = {
     "compare-gain": ("compare", ["--prior", "0.5,0.3,0.2", "--eps", "0.5", "--gain",
                                  "gain.csv"]),
     "calibrate": ("calibrate", ["--target-eps", "1", "--delta", "1e-6", "{n_samples}", "10000",
-                                "--alphabet", "4"]),
+                                "{alphabet_size}", "4"]),
     "calibrate-estimate": ("calibrate", ["--target-eps", "1", "--delta", "1e-6", "{n_samples}",
-                                         "10000", "--alphabet", "4", "--prior-estimate",
+                                         "10000", "{alphabet_size}", "4", "--prior-estimate",
                                          "0.4,0.3,0.2,0.1"]),
     "laplace-eps": ("laplace", ["--workload", "haar:4", "--alpha", "0.05", "--eps", "1"]),
     "laplace-b": ("laplace", ["--workload", "range:4x4", "--alpha", "0.05", "--b", "2"]),
@@ -128,8 +128,10 @@ EXTRAS = {
 
 
 def _placeholders(command: str, args: list[str]) -> list[str]:
-    """Resolve ``{n_samples}`` and ``{output_dir}`` to the command's current option names."""
-    names = {"{n_samples}": ("n_samples",), "{output_dir}": ("out_dir", "output_dir", "output")}
+    """Resolve ``{n_samples}``, ``{alphabet_size}`` and ``{output_dir}`` to the command's
+    current option names."""
+    names = {"{n_samples}": ("n_samples",), "{alphabet_size}": ("alphabet_size", "alphabet"),
+             "{output_dir}": ("out_dir", "output_dir", "output")}
     return [_flag(command, *names[a]) if a in names else a for a in args]
 
 
