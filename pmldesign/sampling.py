@@ -130,7 +130,11 @@ def draw_into(table: AliasTable, symbols: np.ndarray, generator: np.random.Gener
 
 
 def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
-    array = np.asarray(inputs)
+    try:
+        array = np.asarray(inputs)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        raise InvalidInputError(f"inputs: must be an array of integer symbols 0..{n_inputs - 1}, "
+                                f"got a ragged or non-numeric {type(inputs).__name__}") from None
     if array.dtype.kind not in "iub":
         integral = array.dtype.kind == "f" and np.all(np.isfinite(array))
         if integral and np.all(array == np.round(array)):

@@ -91,7 +91,7 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
     ``utility=None`` means a linear gain when ``gain`` is given, else mutual information.
     """
     kind = utility if utility is not None else ("linear" if gain is not None else UTILITIES[0])
-    if kind not in UTILITIES:
+    if not isinstance(kind, str) or kind not in UTILITIES:
         raise InvalidInputError(f"utility: must be one of {UTILITIES}, got {kind!r}")
     if (kind == "linear") != (gain is not None):
         raise InvalidInputError(

@@ -260,7 +260,7 @@ def histogram_bound_simplified(b: float, alpha: float) -> float:
     weight = as_histogram_alpha(alpha)
     if scale * scale == 0:  # subnormal b: the bound is infinite
         return math.inf
-    return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / scale**2
+    return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / (scale * scale)
 
 
 def composition_bound(k: int, b: float, alpha: float) -> float:
@@ -276,4 +276,4 @@ def composition_bound(k: int, b: float, alpha: float) -> float:
     weight = as_alpha(alpha, classes)
     if scale * scale == 0:  # subnormal b: the bound is infinite
         return math.inf
-    return (classes - 1) * ((1.0 - weight) / scale + weight**2 / (2.0 * scale**2))
+    return (classes - 1) * ((1.0 - weight) / scale + weight**2 / (2.0 * scale * scale))

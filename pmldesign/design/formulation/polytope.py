@@ -25,9 +25,23 @@ from typing import Any
 
 import numpy as np
 
+from ..._errors import InvalidInputError
 from ..._validation import as_int, as_nonnegative
 from ...uncertainty.prior_set import as_prior_set
 from ..math.feasible import FeasibleSet
+
+#: Largest eps of a polytope model: its coefficients hold e^eps, a float only below about 709.
+_MAX_MODEL_EPS = 700.0
+
+
+def _model_eps(eps: Any) -> float:
+    """eps >= 0 whose e^eps is a float (the models' cap rows hold e^eps)."""
+    value = as_nonnegative(eps, "eps")
+    if value > _MAX_MODEL_EPS:
+        raise InvalidInputError(
+            f"eps: must be <= {_MAX_MODEL_EPS:g} for a polytope model (e^eps must be a float), "
+            f"got {value:g}; use a smaller eps")
+    return value
 
 
 def _cone_model(feasible: FeasibleSet):
@@ -83,7 +97,7 @@ def pml_polytope(prior: Any, eps: float, radius: float = 0.0):
     1.5
     """
     prior_set = as_prior_set(prior, radius)
-    eps = as_nonnegative(eps, "eps")
+    eps = _model_eps(eps)
     return _cone_model(FeasibleSet.for_set(prior_set, eps))
 
 
@@ -98,5 +112,5 @@ def ldp_polytope(n: int, eps: float):
     1.5
     """
     n = as_int(n, "n", minimum=2)
-    eps = as_nonnegative(eps, "eps")
+    eps = _model_eps(eps)
     return _cone_model(FeasibleSet.ldp(n, eps))
