@@ -192,7 +192,8 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
         )
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
-    return _column_generation(reference, [SetFamily(reference, feasible)], deadline, eps, owner)
+    family = SetFamily(reference, feasible, deadline)
+    return _column_generation(reference, [family], deadline, eps, owner)
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,

@@ -21,14 +21,17 @@ vector 1), normalises, and keeps the feasible solutions: a superset of the verti
 the largest reduced cost over the table is the exact maximum over L (:class:`SetFamily`).
 
 The enumeration visits ``sum_f C(N, f) 2^(N - f)`` partitions (``f <= k``) times the choices of
-tight rows; :func:`enumeration_size` counts them and the caller refuses sets beyond
-:data:`SET_ENUMERATION_LIMIT` systems.
+tight rows (about 10 microseconds each); :func:`enumeration_size` counts them and the caller
+refuses sets beyond :data:`SET_ENUMERATION_LIMIT` systems. A deadline that passes during the
+enumeration leaves a family of feasible vectors without a bound: the search then returns the
+best mechanism over them with the a-priori bound (``status="time limit"``).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import numpy as np
 
@@ -37,6 +40,8 @@ from .lift_pricing import Priced, lift_utility, subset_members, subset_sums, top
 
 #: Largest number of small linear systems :func:`lift_vertices` may solve.
 SET_ENUMERATION_LIMIT = 2_000_000
+#: Splits solved at once (memory and the granularity of the deadline checks).
+_CHUNK = 4096
 #: Relative tolerance of the feasibility checks of the enumerated points.
 _TOL = 1e-9
 
@@ -62,8 +67,11 @@ def enumeration_size(n: int, k: int) -> int:
     return sum(math.comb(n, f) * 2 ** (n - f) * len(_row_choices(k, f)) for f in range(k + 1))
 
 
-def lift_vertices(reference: np.ndarray, feasible: FeasibleSet) -> np.ndarray:
-    """Rows: a superset of the vertices of the lift polytope L (module docstring).
+def lift_vertices(reference: np.ndarray, feasible: FeasibleSet,
+                  deadline: float = math.inf) -> tuple[np.ndarray, bool]:
+    """Rows: a superset of the vertices of the lift polytope L (module docstring), and whether
+    the enumeration is complete (False when ``deadline``, ``time.monotonic()`` seconds, came
+    first: then the rows are feasible lift vectors but not all vertices).
 
     Examples
     --------
@@ -72,33 +80,50 @@ def lift_vertices(reference: np.ndarray, feasible: FeasibleSet) -> np.ndarray:
 
     >>> P = np.array([0.5, 0.5])
     >>> F = FeasibleSet(math.log(1.5), np.ones(1), 1.5 * P[None, :], np.zeros(1))
-    >>> sorted(map(tuple, lift_vertices(P, F).round(12).tolist()))
-    [(0.5, 1.5), (1.0, 1.0), (1.5, 0.5)]
+    >>> vertices, complete = lift_vertices(P, F)
+    >>> sorted(map(tuple, vertices.round(12).tolist())), complete
+    ([(0.5, 1.5), (1.0, 1.0), (1.5, 0.5)], True)
     """
     n, k = feasible.size, feasible.a.size
     found = [np.ones((1, n))]
+    complete = True
     for f in range(k + 1):
-        for free in itertools.combinations(range(n), f):
-            choices = _row_choices(k, f)
-            if choices:
-                found.append(_solve_partitions(reference, feasible, np.array(free, int),
-                                               choices))
+        choices = _row_choices(k, f)
+        for free in itertools.combinations(range(n), f) if complete and choices else ():
+            vectors, complete = _solve_partitions(reference, feasible, np.array(free, int),
+                                                  choices, deadline)
+            found.append(vectors)
+            if not complete:
+                break
     vertices = np.vstack(found)
     _, first = np.unique(np.round(vertices, 12), axis=0, return_index=True)
-    return vertices[np.sort(first)]
+    return vertices[np.sort(first)], complete
 
 
 def _solve_partitions(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
-                      choices: list) -> np.ndarray:
+                      choices: list, deadline: float) -> tuple[np.ndarray, bool]:
     """Every split of the other inputs into Lo (at t) and Hi (at m), for every choice of tight
-    rows: the normalised null vector of each system, kept when feasible."""
+    rows: the normalised null vector of each system, kept when feasible; in chunks of
+    :data:`_CHUNK` splits, stopping (``False``) at the deadline."""
+    rest = np.setdiff1d(np.arange(feasible.size), free)
+    b_all = np.stack([subset_sums(row[rest]) for row in feasible.b], axis=1)  # (masks, k)
+    r_all = subset_sums(reference[rest])
+    out = [np.zeros((0, feasible.size))]
+    for first in range(0, r_all.size, _CHUNK):
+        if time.monotonic() >= deadline:
+            return np.vstack(out), False
+        masks = np.arange(first, min(first + _CHUNK, r_all.size))
+        out += _solve_chunk(reference, feasible, free, rest, masks, b_all[masks],
+                            r_all[masks], choices)
+    return np.vstack(out), True
+
+
+def _solve_chunk(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
+                 rest: np.ndarray, masks: np.ndarray, b_hi: np.ndarray, r_hi: np.ndarray,
+                 choices: list) -> list[np.ndarray]:
     n, f = feasible.size, free.size
-    rest = np.setdiff1d(np.arange(n), free)
-    masks = np.arange(2 ** rest.size)
     hi = subset_members(masks, rest.size)  # row: which inputs of `rest` sit at m
-    b_hi = np.stack([subset_sums(row[rest]) for row in feasible.b], axis=1)  # (masks, k)
     b_lo = feasible.b[:, rest].sum(axis=1)[None, :] - b_hi
-    r_hi = subset_sums(reference[rest])
     r_lo = reference[rest].sum() - r_hi
     out = []
     for zero, rows in choices:
@@ -125,7 +150,7 @@ def _solve_partitions(reference: np.ndarray, feasible: FeasibleSet, free: np.nda
         vectors[:, free] = g_free
         ok &= _feasible(vectors, t, m, feasible)
         out.append(vectors[ok])
-    return np.vstack(out) if out else np.zeros((0, n))
+    return out
 
 
 def _feasible(vectors: np.ndarray, t: np.ndarray, m: np.ndarray,
@@ -144,7 +169,9 @@ def _feasible(vectors: np.ndarray, t: np.ndarray, m: np.ndarray,
 
 class SetFamily:
     """The lift vectors of :func:`lift_vertices` as a column family of
-    :mod:`.mutual_information`: exact pricing by evaluating every vector.
+    :mod:`.mutual_information`: exact pricing by evaluating every vector (bound ``inf`` when
+    the enumeration ran out of time: the vectors found are feasible, but the maximum over them
+    bounds nothing).
 
     Examples
     --------
@@ -156,8 +183,9 @@ class SetFamily:
 
     enumerated = True
 
-    def __init__(self, reference: np.ndarray, feasible: FeasibleSet) -> None:
-        lifts = lift_vertices(reference, feasible)
+    def __init__(self, reference: np.ndarray, feasible: FeasibleSet,
+                 deadline: float = math.inf) -> None:
+        lifts, self.complete = lift_vertices(reference, feasible, deadline)
         # rounding residues: entries within 1e-12 of 0 are 0 (the repair re-certifies anyway)
         lifts = np.where(np.abs(lifts) <= 1e-12, 0.0, np.maximum(lifts, 0.0))
         self.lifts = lifts / (lifts @ reference)[:, None]
@@ -177,4 +205,4 @@ class SetFamily:
         exact maximum as the bound."""
         reduced = self.utility - self.lifts @ duals
         return Priced(top_columns(reduced, lambda idx: self.lifts[idx], floor, keep, self.n),
-                      float(reduced.max()))
+                      float(reduced.max()) if self.complete else math.inf)
