@@ -122,11 +122,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
-    prior or a ball is one sparse LP or column generation (:mod:`.linear_gain`), on a vertex or
-    box set the compact LP of :mod:`.set_lp`; mutual information uses the column-generation
-    engine :mod:`.mutual_information` (docs/extremal.md
-    Sec. 4). The solver output is cleaned, repaired
-    and re-certified over the whole set (:mod:`.repair`).
+    prior or a ball runs output generation (:mod:`.linear_gain`), on a vertex or box set the
+    compact LP of :mod:`.set_lp`; mutual information runs column generation over lift vectors
+    (:mod:`.mutual_information`, docs/extremal.md Sec. 4; on a vertex or box set over the
+    enumerated vertices of :mod:`.set_vertices`); both searches share the core of
+    :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
+    (:mod:`.repair`).
 
     Parameters
     ----------
