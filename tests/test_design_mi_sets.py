@@ -22,7 +22,7 @@ from prior_set_reference import (
     exact_vertex_points,
     exactly_feasible,
 )
-from scipy.optimize import linprog
+from test_design_mutual_information import _lp_optimum
 
 import pmldesign as pml
 from pmldesign import PriorSet
@@ -48,14 +48,7 @@ def _brute_lift_vertices(points: np.ndarray, reference: np.ndarray, eps: float) 
 
 
 def _mi_optimum(points: np.ndarray, reference: np.ndarray, eps: float) -> float:
-    lifts = _brute_lift_vertices(points, reference, eps)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mu = np.where(lifts > 0, lifts * np.log(np.where(lifts > 0, lifts, 1.0)), 0.0) @ reference
-    result = linprog(-mu, A_eq=lifts.T, b_eq=np.ones(reference.size), bounds=(0, None),
-                     method="highs", options={"primal_feasibility_tolerance": 1e-10,
-                                              "dual_feasibility_tolerance": 1e-10})
-    assert result.status == 0
-    return -result.fun
+    return _lp_optimum(reference, _brute_lift_vertices(points, reference, eps))
 
 
 def _mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:

@@ -17,8 +17,9 @@ homogeneous; at a vertex with ``t < m`` each input sits at ``t`` (set Lo), at ``
 strictly between (set F), and the tight homogeneous rows (``t = 0`` and cap rows) leave a
 one-dimensional null space in the unknowns ``(t, m, g_F)``: ``|F| + 1`` of them, so
 ``|F| <= k``. :func:`lift_vertices` solves every such system (``t = m`` gives the constant
-vector 1), normalises, and keeps the feasible solutions: a superset of the vertices of L, so
-the largest reduced cost over the table is the exact maximum over L (:class:`SetFamily`).
+vector 1), normalises, and keeps the feasible solutions: a superset of the vertices of L (a
+few of them more than once), so the largest reduced cost over the table is the exact maximum
+over L (:class:`SetFamily`).
 
 The enumeration visits ``sum_f C(N, f) 2^(N - f)`` partitions (``f <= k``) times the choices of
 tight rows (about 10 microseconds each); :func:`enumeration_size` counts them and the caller
@@ -81,7 +82,7 @@ def lift_vertices(reference: np.ndarray, feasible: FeasibleSet,
     >>> P = np.array([0.5, 0.5])
     >>> F = FeasibleSet(math.log(1.5), np.ones(1), 1.5 * P[None, :], np.zeros(1))
     >>> vertices, complete = lift_vertices(P, F)
-    >>> sorted(map(tuple, vertices.round(12).tolist())), complete
+    >>> sorted(set(map(tuple, vertices.round(12).tolist()))), complete
     ([(0.5, 1.5), (1.0, 1.0), (1.5, 0.5)], True)
     """
     n, k = feasible.size, feasible.a.size
@@ -95,9 +96,9 @@ def lift_vertices(reference: np.ndarray, feasible: FeasibleSet,
             found.append(vectors)
             if not complete:
                 break
-    vertices = np.vstack(found)
-    _, first = np.unique(np.round(vertices, 12), axis=0, return_index=True)
-    return vertices[np.sort(first)], complete
+    # a vertex found by several systems appears several times: harmless for the pricing (the
+    # search offers each column once), and cheaper than sorting rows to drop the repeats
+    return np.vstack(found), complete
 
 
 def _solve_partitions(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
