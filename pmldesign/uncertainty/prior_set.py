@@ -59,7 +59,7 @@ class Floors:
     """``min_{Q in S} <Q, c> = min_k <weights[k], c> + at_min[k] min c - at_max[k] max c``.
 
     One row per floor; every weight row, ``at_min`` and ``at_max`` are non-negative. The
-    feasible-set specification (:mod:`pmldesign.design.spec.feasible`) and its formulations read
+    feasible-set specification (:mod:`pmldesign.design.math.feasible`) and its formulations read
     these coefficients; nothing else restates a set's worst case.
     """
 
