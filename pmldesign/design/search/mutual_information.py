@@ -36,7 +36,7 @@ from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limi
 from ...leakage import mutual_information
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from ...uncertainty.sets import as_radius
-from ..spec.feasible import FeasibleSet
+from ..math.feasible import FeasibleSet
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size

@@ -2,7 +2,7 @@
 
 For mutual information measured under a reference prior ``R`` the design LP is the LP over lift
 vectors of docs/extremal.md Sec. 4 (:mod:`.mutual_information`), with the lift polytope of a
-set S of priors (the cap rows of :class:`~pmldesign.design.spec.feasible.FeasibleSet`)
+set S of priors (the cap rows of :class:`~pmldesign.design.math.feasible.FeasibleSet`)
 
     L = {g >= 0 : <R, g> = 1,  a_k max g <= <b_k, g> + d_k min g  for every cap row k}.
 
@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from ..spec.feasible import FeasibleSet
+from ..math.feasible import FeasibleSet
 from .lift_pricing import Priced, lift_utility, subset_members, subset_sums, top_columns
 
 #: Largest number of small linear systems :func:`lift_vertices` may solve.
