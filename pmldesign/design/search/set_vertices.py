@@ -22,7 +22,8 @@ few of them more than once), so the largest reduced cost over the table is the e
 over L (:class:`SetFamily`).
 
 The enumeration visits ``sum_f C(N, f) 2^(N - f)`` partitions (``f <= k``) times the choices of
-tight rows (about 10 microseconds each); :func:`enumeration_size` counts them and the caller
+tight rows (about 2 microseconds each for one or two tight rows, solved in closed form, 10
+for more); :func:`enumeration_size` counts them and the caller
 refuses sets beyond :data:`SET_ENUMERATION_LIMIT` systems. A deadline that passes during the
 enumeration leaves a family of feasible vectors without a bound: the search then returns the
 best mechanism over them with the a-priori bound (``status="time limit"``).
@@ -137,10 +138,7 @@ def _solve_chunk(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
             system[:, i, 2:] = -feasible.b[j, free][None, :]
         if zero:
             system[:, len(rows), 0] = 1.0
-        _, sing, vt = np.linalg.svd(system)
-        scale = np.maximum(sing[:, 0], 1.0)
-        ok = sing[:, -1] > _TOL * scale
-        null = vt[:, -1, :]  # (masks, f + 2)
+        null, ok = _null_vectors(system)  # (masks, f + 2)
         norm = null[:, 0] * r_lo + null[:, 1] * r_hi + null[:, 2:] @ reference[free]
         ok &= np.abs(norm) > _TOL
         null = null / np.where(ok, norm, 1.0)[:, None]
@@ -152,6 +150,27 @@ def _solve_chunk(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
         ok &= _feasible(vectors, t, m, feasible)
         out.append(vectors[ok])
     return out
+
+
+def _null_vectors(system: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit null vectors of a stack of (r, r + 1) matrices and whether each has rank r
+    (smallest singular value above :data:`_TOL` times ``max(1, largest)``). One row (boxes,
+    balls, fixed priors): ``(q, -p)``; two: the cross product, with the Frobenius norm for the
+    largest singular value (slightly stricter); more: the SVD."""
+    count = system.shape[1]
+    if count == 1:
+        null = np.stack([system[:, 0, 1], -system[:, 0, 0]], axis=1)
+        size = np.linalg.norm(null, axis=1)
+        ok = size > _TOL * np.maximum(size, 1.0)
+    elif count == 2:
+        null = np.cross(system[:, 0, :], system[:, 1, :])
+        largest = np.linalg.norm(system, axis=(1, 2))
+        size = np.linalg.norm(null, axis=1)
+        ok = size > _TOL * largest * np.maximum(largest, 1.0)
+    else:
+        _, sing, vt = np.linalg.svd(system)
+        return vt[:, -1, :], sing[:, -1] > _TOL * np.maximum(sing[:, 0], 1.0)
+    return null / np.where(size > 0, size, 1.0)[:, None], ok
 
 
 def _feasible(vectors: np.ndarray, t: np.ndarray, m: np.ndarray,
