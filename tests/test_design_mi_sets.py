@@ -148,3 +148,11 @@ def test_time_limit_holds_while_enumerating():
     assert result.status == "time limit" and not result.exact
     assert result.upper_bound >= result.utility and result.upper_bound <= 1.0
     assert exactly_feasible(result.mechanism, exact_box_points(lower), 1.0)
+
+
+def test_compare_over_a_box_ranks_the_optimum_first():
+    box = PriorSet.box([0.2, 0.3, 0.1])
+    c = pml.compare(box, 0.5)
+    assert c.optimal_pml.utility >= c.randomized_response.utility
+    assert c.optimal_pml.utility >= c.optimal_ldp.utility
+    assert c.optimal_pml.utility == pytest.approx(pml.design(box, 0.5).utility, abs=1e-12)
