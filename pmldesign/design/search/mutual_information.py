@@ -34,8 +34,8 @@ from ..._errors import InvalidInputError, SolverError
 from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
+from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
-from ...uncertainty.sets import as_radius
 from ..math.feasible import FeasibleSet
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility
