@@ -162,7 +162,8 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
         )
     if ldp and eps > _MAX_LDP_EPS:
-        raise InvalidInputError(f"eps: must be <= {_MAX_LDP_EPS:g} with ldp=True, got {eps:.6g}")
+        raise InvalidInputError(f"eps: a local-DP design needs eps <= {_MAX_LDP_EPS:g} (e^eps "
+                                f"must be a finite float), got {eps:.6g}; use a smaller eps")
     if eps == 0.0:
         return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
