@@ -48,10 +48,10 @@ def _inputs(prior: str, gain: str | None):
               help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
-                   "(--prior, optional, is the reference; needs --gain).")
+                   "(--prior, optional, is the reference; mutual information: small N only).")
 @click.option("--lower", default=None,
               help="Per-symbol lower bounds (comma-separated or a file): eps-PML for every "
-                   "prior above them (needs --gain).")
+                   "prior above them (mutual information: N <= 17).")
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
                    "(strings, categories): estimate the prior (instead of --prior).")
@@ -78,7 +78,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
 
-    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 --gain G.csv, or
+    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 [--gain G.csv], or
     --lower 0.3,0.1,0.1,0.1 (every prior above the bounds) instead of --vertices.
 
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
