@@ -38,6 +38,8 @@ ENUMERATION_LIMIT = 20
 _TOL = 1e-12
 #: Share of the time left that the cheap pricing may spend improving greedy vertices locally.
 IMPROVE_SHARE = 0.25
+#: Capped and uncapped inputs considered for a swap in the local search.
+SWAP_CANDIDATES = 512
 
 
 def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -307,7 +309,7 @@ class CappedFamily:
         stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
         for value, pos in starts:
             column = nodes[pos].column()
-            if improved and time.monotonic() >= stop:
+            if time.monotonic() >= (stop if improved else deadline):
                 improved.append((value, column))
             else:
                 improved.append(search.improve(pos, column))
@@ -411,9 +413,11 @@ class _CappedSearch:
         value = float(self.start + self.value[members].sum()
                       + self._free_term(pos, np.array(budget)))
         for _ in range(rounds):
-            inside = np.flatnonzero(members)
+            # inputs by decreasing value ratio: the worst capped ones and the best others are the
+            # likeliest moves; at most SWAP_CANDIDATES of each keep the work O(N) at large N
+            inside = np.flatnonzero(members)[-SWAP_CANDIDATES:]
             outside = np.flatnonzero(~members)
-            outside = outside[outside != pos]
+            outside = outside[outside != pos][:SWAP_CANDIDATES]
             # rows: drop nothing or one inside input; columns: add nothing or one outside input
             drop_w = np.concatenate(([0.0], self.weight[inside]))
             drop_v = np.concatenate(([0.0], self.value[inside]))

@@ -203,14 +203,15 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
             timed_out = True
             break
         lifts = np.vstack([lifts, fresh])
-    mechanism = _mechanism(lifts, theta)
+    mechanism, renormalised = _mechanism(lifts, theta)
     utility = mutual_information(mechanism, prior)
     upper = max(upper, utility)
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
         "time limit" if timed_out or time.monotonic() >= deadline else "stalled")
-    return MIResult(mechanism, utility, upper, _method(prior, families), exact, iterations,
-                    lifts.shape[0], status)
+    method = _method(prior, families) + (
+        "; master LP rows off by more than the tolerance: renormalised" if renormalised else "")
+    return MIResult(mechanism, utility, upper, method, exact, iterations, lifts.shape[0], status)
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,
@@ -247,16 +248,35 @@ def _master(lifts: np.ndarray, utilities: np.ndarray) -> tuple[np.ndarray, np.nd
     return result.x, -result.eqlin.marginals
 
 
-def _mechanism(lifts: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """``P(y_g|x) = theta_g g(x)`` over the support, with ``theta`` re-solved exactly on it."""
+def _mechanism(lifts: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``P(y_g|x) = theta_g g(x)`` over the support, with ``theta`` re-solved exactly on it, and
+    whether the rows had to be renormalised.
+
+    HiGHS meets ``sum theta g = 1`` to its feasibility tolerance, scaled: at extremes (a prior
+    entry of 1e-7, eps = 1e-9) the rows can miss 1 by more than ``SUM_TOLERANCE``. Then the
+    weights are re-solved by non-negative least squares on the support plus the constant column
+    (``lifts[0]``), and if that still misses, each row is divided by its sum: a mechanism whose
+    leakage the finalisation certifies (and repairs) like any other; the certified upper bound
+    holds for any duals, so it is unaffected.
+    """
     support = lifts[theta > 0]
     weights = theta[theta > 0]
     solved = np.linalg.lstsq(support.T, np.ones(support.shape[1]), rcond=None)[0]
     if (solved >= 0).all():
         weights = solved
+    if _row_error(support, weights) > SUM_TOLERANCE:
+        from scipy.optimize import nnls
+
+        support = np.vstack([lifts[:1], support])
+        refined = nnls(support.T, np.ones(support.shape[1]))[0]
+        support, weights = support[refined > 0], refined[refined > 0]
     mechanism = support.T * weights
-    error = float(np.abs(mechanism.sum(axis=1) - 1.0).max())
-    if error > SUM_TOLERANCE:
-        raise SolverError(f"mutual-information master LP returned rows summing to 1 +- {error:.3g}"
-                          f" (tolerance {SUM_TOLERANCE:g}); the LP is badly conditioned")
-    return mechanism
+    renormalised = _row_error(support, weights) > SUM_TOLERANCE
+    if renormalised:
+        mechanism /= mechanism.sum(axis=1, keepdims=True)
+    return mechanism, renormalised
+
+
+def _row_error(support: np.ndarray, weights: np.ndarray) -> float:
+    """Largest distance of a row sum of ``support.T * weights`` from 1."""
+    return float(np.abs(weights @ support - 1.0).max())

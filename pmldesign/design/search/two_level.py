@@ -131,13 +131,20 @@ class TwoLevelFamily:
 
     def _prefixes(self, duals: np.ndarray, floor: float, keep: int) -> np.ndarray:
         """Heuristic: the sets of the k inputs with the smallest ``a_x / P_x`` (min ``a(S)``
-        for their mass), the lower boundary of the zonogon of ``(P(S), a(S))``."""
+        for their mass), the lower boundary of the zonogon of ``(P(S), a(S))``; O(N) memory
+        until the ``keep`` best are built."""
         order = np.argsort(duals / self.prior, kind="stable")
-        members = np.tri(self.n, dtype=bool)[:-1][:, np.argsort(order)]
-        vectors = self.vectors(members)
-        vectors = vectors[vectors.min(axis=1) >= 0]
-        reduced = xlogy(vectors, vectors) @ self.prior - vectors @ duals
-        return top_columns(reduced, lambda idx: vectors[idx], floor, keep, self.n)
+        mass = np.cumsum(self.prior[order])[:-1]
+        low, high = self.levels(mass)
+        reduced = (mass * xlogy(high, high) + (1 - mass) * xlogy(low, low)
+                   - duals.sum() * low - (high - low) * np.cumsum(duals[order])[:-1])
+        reduced[low < 0] = -np.inf
+        rank = np.argsort(order)
+
+        def build(idx: np.ndarray) -> np.ndarray:
+            return self.vectors(rank[None, :] <= idx[:, None])
+
+        return top_columns(reduced, build, floor, keep, self.n)
 
     def _search(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
                 exhaustive: bool) -> Priced:
