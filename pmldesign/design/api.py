@@ -273,8 +273,9 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
-    if gain is not None:  # proved optimal: the certified bound meets the value (relative 1e-9)
-        exact = bound - value <= EXACT_GAP * max(1.0, abs(value))
+    # proved optimal: the certified bound meets the value of the mechanism returned (relative
+    # 1e-9; under mutual information the repair or a renormalisation may have lowered it)
+    exact = bool(exact or gain is not None) and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=mechanism,
         utility=value,
