@@ -260,14 +260,15 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     if gain is not None:
         share = None if time_limit is None else SOLVER_SHARE * time_limit
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
+        proved = True  # an LP optimum, up to the repair
     else:
         from .search.mutual_information import maximize_mutual_information
 
         found = maximize_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
-        raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
-        status = found.status
+        raw, bound, method = found.mechanism, found.upper_bound, found.method
+        status, proved = found.status, found.exact
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
     final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
         finalize(raw, prior, eps, radius, ldp))
@@ -275,7 +276,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     value = utility_value(mechanism, prior, gain)
     # proved optimal: the certified bound meets the value of the mechanism returned (relative
     # 1e-9; under mutual information the repair or a renormalisation may have lowered it)
-    exact = bool(exact or gain is not None) and bound - value <= EXACT_GAP * max(1.0, abs(value))
+    exact = proved and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=mechanism,
         utility=value,
