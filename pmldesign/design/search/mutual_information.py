@@ -34,7 +34,7 @@ from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
 from ...uncertainty.sets import as_radius
-from .lift_pricing import CappedFamily, Priced, lift_utility
+from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
 #: Seconds allowed when ``time_limit=None``.
@@ -140,11 +140,12 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
         return MIResult(np.ones((vector.size, 1)), 0.0, 0.0, "eps = 0: constant mechanism",
                         True, 0, 1)
     families = _families(vector, eps, beta, ldp)
-    # the last master LP and the mechanism are built after the deadline: keep a small margin
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
-    # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from
-    # the start
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
+    # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X) (here
+    # outward by 1e-12 relative for the float sum): certified bounds from the start
+    entropy = -float(xlogy(vector, vector).sum()) * (1.0 + 1e-12)
+    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
+                              min(eps, entropy))
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
