@@ -38,8 +38,6 @@ ENUMERATION_LIMIT = 20
 _TOL = 1e-12
 #: Share of the time left that the cheap pricing may spend improving greedy vertices locally.
 IMPROVE_SHARE = 0.25
-#: Share of the time left for the short best-first search of the cheap pricing.
-DIVE_SHARE = 0.02
 #: Capped and uncapped inputs considered for a swap in the local search.
 SWAP_CANDIDATES = 512
 
@@ -318,14 +316,6 @@ class CappedFamily:
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
                               floor, keep, self.n)
-        if keep and columns.shape[0] < keep and bound > floor:
-            # a short best-first search: the best vertices where local search misses them, and
-            # a bound at least as tight as the roots' (certified however it stops)
-            now = time.monotonic()
-            short = min(deadline, now + DIVE_SHARE * max(0.0, deadline - now))
-            dive = best_first(roots, search.evaluate, short, floor, keep, self.n)
-            columns = np.vstack([columns, dive.columns])[:keep]
-            bound = min(bound, dive.bound)
         return Priced(columns, bound)
 
     def _price_table(self, duals: np.ndarray, floor: float, keep: int) -> Priced:
