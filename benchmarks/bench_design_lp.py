@@ -40,7 +40,7 @@ def _prior(n: int) -> np.ndarray:
 
 def _versus_compact(n: int, name: str, gain: np.ndarray, radius: float, solver: str) -> Result:
     from pmldesign import design
-    from pmldesign.design.search.linear_gain import solve_compact
+    from pmldesign.design.formulation.compact_lp import solve_compact
 
     prior = _prior(n)
     start = time.perf_counter()

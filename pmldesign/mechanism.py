@@ -134,8 +134,8 @@ class Mechanism(NDArrayOperatorsMixin):
              no    yes
     no   0.7500 0.2500
     yes  0.2500 0.7500
-    >>> float(np.asarray(m).sum()), (m * 2)[0, 0]
-    (2.0, np.float64(1.5))
+    >>> float(np.asarray(m).sum()), float((m * 2)[0, 0])
+    (2.0, 1.5)
     >>> Mechanism.from_json(m.to_json()).inputs
     ('no', 'yes')
     """

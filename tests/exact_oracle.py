@@ -13,7 +13,7 @@ point ``P + (beta/2)(e_i - e_j)`` rather than by the library's closed form.
 from __future__ import annotations
 
 import math
-from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -71,23 +71,30 @@ def ldp_ratios(mechanism) -> list:
     return ratios
 
 
-def log_bounds(ratio: Fraction, digits: int) -> tuple[Fraction, Fraction]:
-    """Rationals ``lo <= log(ratio) <= hi``, about ``digits`` significant digits apart."""
+#: Every ratio of doubles (or of their sums, N <= 10^4) lies in (e^-LOG_RANGE, e^LOG_RANGE).
+LOG_RANGE = 2000
+
+
+def _exp_bounds(value: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= e^value <= hi`` at ``digits`` significant digits (|value| <= LOG_RANGE).
+
+    The oracle decides logarithms through exponentials (the library takes logarithms), so the two
+    share no evaluation path.
+    """
     with localcontext() as ctx:
         ctx.prec, ctx.Emax, ctx.Emin = digits, MAX_EMAX, MIN_EMIN
-        ctx.rounding = ROUND_FLOOR
-        low = Decimal(ratio.numerator) / Decimal(ratio.denominator)
-        ctx.rounding = ROUND_CEILING
-        high = Decimal(ratio.numerator) / Decimal(ratio.denominator)
-        # ln is correctly rounded (half-even) whatever the context rounding: one ulp encloses it
-        return Fraction(low.ln().next_minus()), Fraction(high.ln().next_plus())
+        point = Decimal(value.numerator) / Decimal(value.denominator)  # exact for a float
+        # exp is correctly rounded (half-even) in any context: one ulp outward encloses it
+        rounded = point.exp()
+        return Fraction(rounded.next_minus()), Fraction(rounded.next_plus())
 
 
 def compare_log(ratio, value: float) -> int:
     """Sign of ``log(ratio) - value`` decided exactly (ratio a Fraction or INF; value a float).
 
-    ``log(ratio) == value`` happens only for ``ratio == 1, value == 0`` (Lindemann: e^q is
-    irrational for rational q != 0), so increasing precision always decides.
+    Decided as the sign of ``ratio - e^value``; equality happens only for ``ratio == 1,
+    value == 0`` (Lindemann: e^q is irrational for rational q != 0), so increasing precision
+    always decides.
     """
     if ratio == INF:
         return 0 if value == INF else 1
@@ -96,12 +103,14 @@ def compare_log(ratio, value: float) -> int:
     exact = Fraction(value)
     if ratio == 1:
         return (0 > exact) - (0 < exact)
-    digits = 40
+    if abs(exact) > LOG_RANGE:
+        return -1 if exact > 0 else 1
+    digits = 60
     while True:
-        low, high = log_bounds(ratio, digits)
-        if low > exact:
+        low, high = _exp_bounds(exact, digits)
+        if ratio > high:
             return 1
-        if high < exact:
+        if ratio < low:
             return -1
         digits *= 2
         if digits > 5000:
@@ -109,11 +118,10 @@ def compare_log(ratio, value: float) -> int:
 
 
 def exact_log(ratio) -> float:
-    """The exact ``log(ratio)`` as a float rounded to nearest (for reports, not for decisions)."""
+    """``log(ratio)`` as a float to a few ulps (for reports, not for decisions)."""
     if ratio == INF:
         return INF
-    low, high = log_bounds(ratio, 40)
-    return float((low + high) / 2)
+    return math.log(ratio.numerator) - math.log(ratio.denominator)
 
 
 def worst_ratio(ratios: list):

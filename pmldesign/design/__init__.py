@@ -2,30 +2,34 @@
 
 The folders show the architecture:
 
-* :mod:`.spec` -- the math, stated once: :mod:`.spec.feasible` (the feasible sets M(eps, S) as
-  cap rows, read from the floors of :class:`~pmldesign.uncertainty.PriorSet`),
-  :mod:`.spec.closed_form` (optimal mechanisms in closed form), :mod:`.spec.baselines`
-  (randomized response);
+* :mod:`.math` -- the math, stated once: :mod:`.math.feasible` (the feasible sets M(eps, S) as
+  cap rows, read from the floors of :class:`~pmldesign.uncertainty.PriorSet`, and the cone
+  coefficients of one cap row), :mod:`.math.closed_form` (optimal mechanisms in closed form),
+  :mod:`.math.baselines` (randomized response);
 * :mod:`.formulation` -- the math written for a solver: :mod:`.formulation.polytope` (CVXPY
-  models), :mod:`.formulation.set_lp` (compact LP over any prior set);
-* :mod:`.search` -- searches that drive solvers: :mod:`.search.linear_gain` with
-  :mod:`.search.cone_pricing` (linear gains by output generation),
-  :mod:`.search.mutual_information` with :mod:`.search.lift_pricing` and
+  models), :mod:`.formulation.set_lp` (compact LP over any prior set),
+  :mod:`.formulation.compact_lp` (compact LP over one cap row: prior, ball, LDP);
+* :mod:`.search` -- searches that drive solvers, on one column-generation core
+  :mod:`.search.engine` (restricted master, pricing, certified bound, time accounting):
+  :mod:`.search.linear_gain` with :mod:`.search.cone_pricing` (linear gains by output
+  generation), :mod:`.search.mutual_information` with :mod:`.search.lift_pricing` and
   :mod:`.search.two_level` (mutual information by column generation over lift vectors);
 * the finish and the front, at the top: :mod:`.repair` (clean, repair, re-certify),
   :mod:`.api` (``design``, ``design_ldp``), :mod:`.compare`.
 
 Vocabulary: ``e_eps`` is ``e^eps``; a *lift vector* is a column divided by its output
-probability (:mod:`.search.mutual_information`); a *floor* is a linear lower bound on ``Q_Y(y)`` over
-a prior set and a *cap row* the constraint ``a max c <= <b, c> + d min c`` it gives.
+probability (:mod:`.search.mutual_information`); a *floor* is a linear lower bound on
+``Q_Y(y)`` over a prior set and a *cap row* the constraint ``a max c <= <b, c> + d min c`` it
+gives; the *master* is the LP over the columns found so far and *pricing* the search for
+entering columns with a certified bound (:mod:`.search.engine`).
 """
 
 from .api import DesignResult, design, design_ldp
 from .compare import Comparison, Contender, compare
 from .formulation.polytope import ldp_polytope, pml_polytope
+from .math.baselines import randomized_response, rr_for_pml
+from .math.closed_form import binary_mechanism, extremal_mechanism
 from .search.mutual_information import MIResult, maximize_mutual_information
-from .spec.baselines import randomized_response, rr_for_pml
-from .spec.closed_form import binary_mechanism, extremal_mechanism
 
 __all__ = [
     "Comparison",

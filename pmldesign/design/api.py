@@ -17,9 +17,9 @@ from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.set_lp import solve_set_lp
+from .math.feasible import FeasibleSet
 from .repair import Finalized, finalize, guarantee
 from .search.linear_gain import solve_linear_gain
-from .spec.feasible import FeasibleSet
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
@@ -47,8 +47,11 @@ class DesignResult(Result):
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        What ran: the engine and the solver (e.g. "output generation, compact LP over 8 of 100
-        outputs (HiGHS simplex, 1 round)").
+        What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball
+        or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
+        vertex or box set) or "closed form" (the answer without a search, e.g. the
+        unconstrained optimum when eps is large enough), then the details (e.g. "output
+        generation: compact LP over 8 of 100 outputs (HiGHS, 3 rounds)").
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
@@ -260,23 +263,22 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     if gain is not None:
         share = None if time_limit is None else SOLVER_SHARE * time_limit
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
-        proved = True  # an LP optimum, up to the repair
     else:
         from .search.mutual_information import maximize_mutual_information
 
         found = maximize_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
-        raw, bound, method = found.mechanism, found.upper_bound, found.method
-        status, proved = found.status, found.exact
+        raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
+        status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
     final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
         finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     # proved optimal: the certified bound meets the value of the mechanism returned (relative
-    # 1e-9; under mutual information the repair or a renormalisation may have lowered it)
-    exact = proved and bound - value <= EXACT_GAP * max(1.0, abs(value))
+    # 1e-9; the repair may cost utility), and for mutual information the search said so too
+    exact = (gain is not None or exact) and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=mechanism,
         utility=value,
@@ -308,8 +310,8 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     free_value = utility_value(free, prior, gain)
     if guarantee(prior, radius, ldp)(free) <= eps:
         return free, free_value, (
-            "unconstrained optimum (eps is at least its certified leakage, e.g. eps >= "
-            "epsilon_max: the PML constraint is inactive)"
+            "closed form: the unconstrained optimum (eps is at least its certified leakage, "
+            "e.g. eps >= epsilon_max: the PML constraint is inactive)"
         ), "optimal"
     if eps <= LP_EPS_MAX:
         try:
@@ -317,7 +319,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
                 prior[:, None] * gain, None if ldp else prior, eps, radius, time_limit
             )
             method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
-                      f"outputs (HiGHS simplex, {solution.rounds} "
+                      f"outputs (HiGHS, {solution.rounds} "
                       f"round{'s' if solution.rounds != 1 else ''})")
             return solution.mechanism, solution.upper_bound, method, solution.status
         except SolverError as error:
@@ -328,7 +330,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         reason = f"eps > {LP_EPS_MAX:g}"
     raw = _large_eps(free, eps) if ldp else free
     return raw, free_value, (
-        f"{reason}: the unconstrained optimum made feasible "
+        f"closed form ({reason}): the unconstrained optimum made feasible "
         f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
         "bounded by the unconstrained value"
     ), "stalled"

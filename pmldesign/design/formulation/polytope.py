@@ -27,25 +27,7 @@ import numpy as np
 
 from ..._validation import as_int, as_nonnegative
 from ...uncertainty.prior_set import as_prior_set
-from ..spec.feasible import FeasibleSet, cap_row
-
-
-def cap_coefficients(eps: float, radius: float, ldp: bool) -> tuple[float, float, float]:
-    """``(a, b, d)`` of the per-column cone ``a max c <= b <pi, c> + d min c`` of a fixed prior
-    pi, its l1 ball or eps-LDP: the cap row (:func:`.feasible.cap_row`) of the floor
-    ``(pi, beta/2, beta/2)``, or ``(0, 1, 0)`` for LDP.
-
-    Fixed prior: ``(1, e^eps, 0)`` (Lemma 1 of [15]); l1 ball: ``(1 + beta e^eps/2, e^eps,
-    beta e^eps/2)`` (Appendix D of 003); LDP: ``(1, 0, e^eps)``.
-
-    Examples
-    --------
-    >>> cap_coefficients(np.log(2), 0.5, False)
-    (1.5, 2.0, 0.5)
-    """
-    if ldp:
-        return cap_row(eps, 0.0, 1.0, 0.0)
-    return cap_row(eps, 1.0, 0.5 * radius, 0.5 * radius)
+from ..math.feasible import FeasibleSet
 
 
 def _cone_model(feasible: FeasibleSet):

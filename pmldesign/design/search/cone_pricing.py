@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulation.polytope import cap_coefficients
+from ..math.feasible import cap_coefficients
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def make_cone(prior: np.ndarray | None, eps: float, radius: float, n: int) -> Co
 
 
 @dataclass(frozen=True)
-class Priced:
+class ConePrices:
     """Per output y: ``value[y] = min <v_y, c>`` over the section, at ``c = lo + width * z``."""
 
     value: np.ndarray
@@ -74,7 +74,7 @@ class Priced:
         return self.lo[outputs][None, :] + self.width[outputs][None, :] * self.z[:, outputs]
 
 
-def price(reduced: np.ndarray, cone: Cone) -> Priced:
+def price(reduced: np.ndarray, cone: Cone) -> ConePrices:
     """Exact minimum of ``<reduced[:, y], c>`` over the normalised section, for every y.
 
     Examples
@@ -114,7 +114,7 @@ def price(reduced: np.ndarray, cone: Cone) -> Priced:
     z_sorted[j[at_low], outputs[at_low]] = frac[at_low]
     z = np.empty_like(z_sorted)
     np.put_along_axis(z, order, z_sorted, axis=0)
-    return Priced(
+    return ConePrices(
         value=np.where(at_low, value0, value[best, outputs]),
         lo=np.where(at_low, lo0, lo[best, outputs]),
         width=np.where(at_low, w0, width[best, outputs]),
@@ -122,14 +122,14 @@ def price(reduced: np.ndarray, cone: Cone) -> Priced:
     )
 
 
-def bound(multipliers: np.ndarray, priced: Priced, weights: np.ndarray, cone: Cone) -> float:
+def bound(multipliers: np.ndarray, priced: ConePrices, weights: np.ndarray, cone: Cone) -> float:
     """``sum u + max_y h_y(u)`` (module docstring) plus an allowance for float rounding.
 
     The allowance covers the ``O(N)``-term sums of the pricing: ``4 N`` units of roundoff times
-    the sum of the magnitudes they add up, with lift entries at most ``max(1, (b + d)/a)``.
+    the sum of the magnitudes they add up, with section entries at most ``max(1, (b + d)/a)``.
     """
     n = weights.shape[0]
     magnitude = np.abs(multipliers).sum() + np.abs(weights).sum(axis=0).max()
-    lift = max(1.0, (cone.b + cone.d) / cone.a)
-    slack = 4 * n * np.finfo(float).eps * magnitude * lift
+    top = max(1.0, (cone.b + cone.d) / cone.a)
+    slack = 4 * n * np.finfo(float).eps * magnitude * top
     return float(multipliers.sum() + max(0.0, -priced.value.min()) + slack)

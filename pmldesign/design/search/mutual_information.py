@@ -14,7 +14,7 @@ with ``mu(g) = sum_x P(x) g(x) log g(x)``; output ``y_g`` has ``P(y_g | x) = the
 * the normalised eps-LDP cone ``max g <= e^eps min g``,
 
 which have up to ``N 2^(N-1)`` members, so the LP is solved by column generation: a restricted
-master LP (HiGHS) gives duals ``a``; pricing (:mod:`.pricing`, :mod:`.two_level`) returns
+master LP (HiGHS) gives duals ``a``; pricing (:mod:`.lift_pricing`, :mod:`.two_level`) returns
 vertices with positive reduced cost ``mu(g) - a . g`` and a certified bound ``rho`` on the
 largest one. Every lift vector has ``<P, g> = 1``, so every feasible ``theta`` has
 ``sum theta = 1`` and ``sum theta mu(g) <= sum(a) + rho`` for *any* ``a``: that is the certified
@@ -33,7 +33,8 @@ from ..._errors import InvalidInputError, SolverError
 from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
-from ...uncertainty.sets import as_radius
+from ...uncertainty.ball import as_radius
+from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
@@ -137,8 +138,8 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     if ldp and eps > _MAX_LDP_EPS:
         raise InvalidInputError(f"eps: must be <= {_MAX_LDP_EPS:g} with ldp=True, got {eps:.6g}")
     if eps == 0.0:
-        return MIResult(np.ones((vector.size, 1)), 0.0, 0.0, "eps = 0: constant mechanism",
-                        True, 0, 1)
+        return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
+                        "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     families = _families(vector, eps, beta, ldp)
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
     # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X) (here
@@ -173,46 +174,90 @@ def _method(prior: np.ndarray, families: list) -> str:
 
 def _column_generation(prior: np.ndarray, families: list, deadline: float,
                        ceiling: float) -> MIResult:
-    """Column generation; when the cheap pricing finds nothing, the complete pricing runs with a
-    floor ``slack`` (columns must gain more than it, nodes below it are pruned), and the slack
-    shrinks geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
-    n = prior.size
-    lifts = np.vstack([np.ones((1, n))] + [f.initial() for f in families])
-    keep = min(max(n, 8), _MAX_NEW_COLUMNS)
-    upper, iterations, slack, timed_out = ceiling, 0, math.inf, False
-    while True:
-        iterations += 1
-        utilities = lift_utility(prior, lifts)
-        clock = time.monotonic()
-        theta, duals = _master(lifts, utilities)
-        master_time = time.monotonic() - clock
-        value = float(theta @ utilities)
-        columns, bound = _price(families, duals, deadline, _FLOOR, keep, exhaustive=False)
-        if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
-            slack = min(slack, max(_SLACK * value, _FLOOR))
-        while not columns.size and time.monotonic() < deadline:
-            columns, bound = _price(families, duals, deadline, slack, keep, exhaustive=True)
-            upper = min(upper, float(duals.sum()) + bound)
-            if columns.size or slack <= _FLOOR:
-                break
-            slack = max(slack * _SLACK_STEP, _FLOOR)
-        upper = min(upper, float(duals.sum()) + bound)
-        fresh = _fresh(columns, lifts)
-        if upper - value <= 0.1 * _EXACT_GAP or not fresh.size:
-            break
-        if time.monotonic() + 2.0 * master_time >= deadline:  # no time left for a master
-            timed_out = True
-            break
-        lifts = np.vstack([lifts, fresh])
-    mechanism, renormalised = _mechanism(lifts, theta)
+    """Column generation (:mod:`.engine`) over the lift vectors of ``families``: master
+    :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start."""
+    lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
+    master = _LiftMaster(prior, lifts)
+    pricer = _LiftPricer(families, lifts)
+    search = column_generation(master, pricer, deadline, ceiling, 0.1 * _EXACT_GAP)
+    mechanism, renormalised = master.mechanism()
     utility = mutual_information(mechanism, prior)
-    upper = max(upper, utility)
+    upper = max(search.upper_bound, utility)
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
-        "time limit" if timed_out or time.monotonic() >= deadline else "stalled")
+        "stalled" if search.status == "optimal" else search.status)
     method = _method(prior, families) + (
         "; master LP rows off by more than the tolerance: renormalised" if renormalised else "")
-    return MIResult(mechanism, utility, upper, method, exact, iterations, lifts.shape[0], status)
+    return MIResult(mechanism, utility, upper, method, exact, search.rounds,
+                    master.lifts.shape[0], status)
+
+
+class _LiftMaster:
+    """The restricted master LP over the lift vectors so far (:class:`.engine.Master`): weights
+    ``theta >= 0`` with ``sum theta g = 1``, solved by HiGHS without a time limit, so the loop
+    keeps twice the last solve's time for the next one."""
+
+    def __init__(self, prior: np.ndarray, lifts: np.ndarray) -> None:
+        self.prior = prior
+        self.lifts = lifts
+        self.utilities = lift_utility(prior, lifts)
+        self.theta = np.zeros(0)
+        self.reserve = 0.0
+
+    def add(self, columns: np.ndarray) -> None:
+        self.lifts = np.vstack([self.lifts, columns])
+        self.utilities = np.concatenate([self.utilities, lift_utility(self.prior, columns)])
+
+    def solve(self, seconds: float | None) -> bool:
+        clock = time.monotonic()
+        self.theta, self.duals = _master(self.lifts, self.utilities)
+        self.value = float(self.theta @ self.utilities)
+        self.reserve = 2.0 * (time.monotonic() - clock)
+        return True
+
+    def mechanism(self) -> tuple[np.ndarray, bool]:
+        return _mechanism(self.lifts[: self.theta.size], self.theta)
+
+
+class _LiftPricer:
+    """Pricing of the lift-vector families (:class:`.engine.Pricer`): the cheap pricing first;
+    when it finds no new column (one not yet in the master), the complete pricing with a floor
+    ``slack`` (columns must gain more than it, nodes below it are pruned) that shrinks
+    geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
+
+    def __init__(self, families: list, lifts: np.ndarray) -> None:
+        self.families = families
+        self.keep = min(max(lifts.shape[1], 8), _MAX_NEW_COLUMNS)
+        self.slack = math.inf
+        self.known = {row.tobytes() for row in np.round(lifts, 12)}
+        self.reserve = 0.0  # the pricing stops at the deadline with a certified bound
+
+    def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
+        columns, bound = _price(self.families, duals, deadline, _FLOOR, self.keep,
+                                exhaustive=False)
+        columns = self._fresh(columns)
+        if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
+            self.slack = min(self.slack, max(_SLACK * value, _FLOOR))
+        while not columns.size and time.monotonic() < deadline:
+            columns, found = _price(self.families, duals, deadline, self.slack, self.keep,
+                                    exhaustive=True)
+            columns = self._fresh(columns)
+            bound = min(bound, found)
+            if columns.size or self.slack <= _FLOOR:
+                break
+            self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
+        return Entering(columns, float(duals.sum()) + bound)
+
+    def _fresh(self, columns: np.ndarray) -> np.ndarray:
+        """Rows of ``columns`` not already (to 1e-12) offered or among the first lifts."""
+        if not columns.size:
+            return columns
+        _, first = np.unique(np.round(columns, 12), axis=0, return_index=True)
+        columns = columns[np.sort(first)]
+        keys = [row.tobytes() for row in np.round(columns, 12)]
+        fresh = [key not in self.known for key in keys]
+        self.known.update(keys)
+        return columns[fresh]
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,
@@ -222,16 +267,6 @@ def _price(families: list, duals: np.ndarray, deadline: float, floor: float, kee
                              for f in families]
     columns = np.vstack([r.columns for r in results])
     return columns, max(r.bound for r in results)
-
-
-def _fresh(columns: np.ndarray, lifts: np.ndarray) -> np.ndarray:
-    """Rows of ``columns`` not already (to 1e-12) among ``lifts`` or earlier rows."""
-    if not columns.size:
-        return columns
-    _, first = np.unique(np.round(columns, 12), axis=0, return_index=True)
-    columns = columns[np.sort(first)]
-    known = {row.tobytes() for row in np.round(lifts, 12)}
-    return columns[[row.tobytes() not in known for row in np.round(columns, 12)]]
 
 
 def _master(lifts: np.ndarray, utilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

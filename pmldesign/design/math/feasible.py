@@ -27,9 +27,11 @@ eps-LDP (the simplex)   ``(0, 1, 0)``                            ``max c <= e^ep
 eps-LDP is PML over the whole simplex: ``min_Q <Q, c> = min c``. A set with one cap row is a
 cone ``a max c <= b <nu, c> + d min c`` with ``nu = q / sum(q)`` and ``b = e^eps sum(q)``
 (:func:`cap_row`), the form the column-generation engines price over
-(:func:`.polytope.cap_coefficients`). Formulations: the CVXPY model of
-:mod:`.polytope`, the compact LP of :mod:`.set_lp`, the sparse LP of :mod:`.linear_gain` and
-the column families of :mod:`.lift_columns` / :mod:`.two_level` (fixed prior, ball, LDP).
+(:func:`cap_coefficients`). Formulations: the CVXPY model of
+:mod:`.polytope`, the compact LP over any set of :mod:`.set_lp`, the compact LP over one cap row
+of :mod:`.compact_lp` (restricted to a few outputs by :mod:`.linear_gain`), the exact cone
+pricing of :mod:`.cone_pricing` and the lift-vector families of :mod:`.lift_pricing` /
+:mod:`.two_level` (fixed prior, ball, LDP).
 """
 
 from __future__ import annotations
@@ -54,6 +56,24 @@ def cap_row(eps: float, weights, at_min, at_max) -> tuple:
     """
     e_eps = math.exp(eps)
     return 1.0 + at_max * e_eps, e_eps * weights, at_min * e_eps
+
+
+def cap_coefficients(eps: float, radius: float, ldp: bool) -> tuple[float, float, float]:
+    """``(a, b, d)`` of the per-column cone ``a max c <= b <pi, c> + d min c`` of a fixed prior
+    pi, its l1 ball or eps-LDP: the cap row (:func:`cap_row`) of the floor
+    ``(pi, beta/2, beta/2)``, or ``(0, 1, 0)`` for LDP.
+
+    Fixed prior: ``(1, e^eps, 0)`` (Lemma 1 of [15]); l1 ball: ``(1 + beta e^eps/2, e^eps,
+    beta e^eps/2)`` (Appendix D of 003); LDP: ``(1, 0, e^eps)``.
+
+    Examples
+    --------
+    >>> cap_coefficients(np.log(2), 0.5, False)
+    (1.5, 2.0, 0.5)
+    """
+    if ldp:
+        return cap_row(eps, 0.0, 1.0, 0.0)
+    return cap_row(eps, 1.0, 0.5 * radius, 0.5 * radius)
 
 
 @dataclass(frozen=True, eq=False)

@@ -53,21 +53,21 @@ def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
             f"eps: Theorem 5 of 003 needs eps <= -log(p1 - beta/2) = "
             f"{-math.log(p1 - beta / 2):.6g}, got {eps:.6g}; use pmldesign.design"
         )
-    lift = math.exp(eps)
+    e_eps = math.exp(eps)
     half = beta / 2
     matrix = np.array(
         [
-            [lift * (1 - p1 + half), _one_minus_lift(eps, 1 - p1 - half)],
-            [_one_minus_lift(eps, p1 - half), lift * (p1 + half)],
+            [e_eps * (1 - p1 + half), _one_minus_e_eps(eps, 1 - p1 - half)],
+            [_one_minus_e_eps(eps, p1 - half), e_eps * (p1 + half)],
         ]
     )
     prior = np.array([p1, 1.0 - p1])
-    raw = np.maximum(matrix, 0.0) / (1 + beta * lift)
+    raw = np.maximum(matrix, 0.0) / (1 + beta * e_eps)
     return finalize(raw, prior, eps, 0.0 if remark_3 else beta, ldp=remark_3, labelled=True,
                     residue=0.0).mechanism
 
 
-def _one_minus_lift(eps: float, x: float) -> float:
+def _one_minus_e_eps(eps: float, x: float) -> float:
     """``1 - e^eps x`` for ``x >= 0`` without cancellation near ``e^eps x = 1``."""
     return 1.0 if x <= 0 else -math.expm1(eps + math.log(x))
 
@@ -136,19 +136,19 @@ def _z_channel(vector: np.ndarray, eps: float) -> np.ndarray:
     return matrix
 
 
-def _circulant(n: int, lift: float) -> np.ndarray:
-    """Uniform prior (docs/extremal.md Sec. 3c): circulant of the top lift vertex v; k-singular if
-    N/c = k.
+def _circulant(n: int, e_eps: float) -> np.ndarray:
+    """Uniform prior (docs/extremal.md Sec. 3c): circulant of the top lift vector v (entries
+    ``c = e_eps`` up to N/c of them); k-singular if N/c = k.
 
     ``c >= N`` (eps >= epsilon_max) gives v = (N, 0, ..., 0), the identity.
     """
     shift = (np.arange(n)[:, None] - np.arange(n)[None, :]) % n
-    ratio = n / lift
+    ratio = n / e_eps
     k = max(round(ratio), 1)
     if abs(ratio - k) <= UNIFORM_TOLERANCE * ratio or ratio < 1:
         return np.where(shift < k, 1.0 / k, 0.0)  # k-singular: entries exactly 0 or 1/k
     m = math.floor(ratio)
     vertex = np.zeros(n)
-    vertex[:m] = lift
-    vertex[m] = n - m * lift
+    vertex[:m] = e_eps
+    vertex[m] = n - m * e_eps
     return vertex[shift] / n
