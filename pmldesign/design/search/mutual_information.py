@@ -180,14 +180,15 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     master = _LiftMaster(prior, lifts)
     pricer = _LiftPricer(families, lifts)
     search = column_generation(master, pricer, deadline, ceiling, 0.1 * _EXACT_GAP)
-    mechanism, renormalised = master.mechanism()
+    mechanism = master.mechanism()
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
         "stalled" if search.status == "optimal" else search.status)
     method = _method(prior, families) + (
-        "; master LP rows off by more than the tolerance: renormalised" if renormalised else "")
+        "; master LP rows off by more than the tolerance: renormalised"
+        if master.renormalised else "")
     return MIResult(mechanism, utility, upper, method, exact, search.rounds,
                     master.lifts.shape[0], status)
 
@@ -203,6 +204,7 @@ class _LiftMaster:
         self.utilities = lift_utility(prior, lifts)
         self.theta = np.zeros(0)
         self.reserve = 0.0
+        self.renormalised = False  # whether :meth:`mechanism` had to renormalise the rows
 
     def add(self, columns: np.ndarray) -> None:
         self.lifts = np.vstack([self.lifts, columns])
@@ -215,8 +217,9 @@ class _LiftMaster:
         self.reserve = 2.0 * (time.monotonic() - clock)
         return True
 
-    def mechanism(self) -> tuple[np.ndarray, bool]:
-        return _mechanism(self.lifts[: self.theta.size], self.theta)
+    def mechanism(self) -> np.ndarray:
+        mechanism, self.renormalised = _mechanism(self.lifts[: self.theta.size], self.theta)
+        return mechanism
 
 
 class _LiftPricer:
