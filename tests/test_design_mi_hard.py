@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 import pytest
+from _design_brute import mi_optimum
+from exact_oracle import within, within_ldp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,9 +21,6 @@ import pmldesign as pml
 from pmldesign.design import maximize_mutual_information
 from pmldesign.design.search import lift_pricing, two_level
 from pmldesign.design.search.lift_pricing import CappedFamily
-
-from _design_brute import mi_optimum
-from exact_oracle import within, within_ldp
 
 
 def _hard(family: str, n: int) -> np.ndarray:
