@@ -302,8 +302,9 @@ class CappedFamily:
             bound = math.inf
         starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
                          if keep and node is not None and node.column is not None), reverse=True)
-        # local search from the best greedy vertices first, O(N^2) each, for at most
-        # IMPROVE_SHARE of the time left (always the first); the others keep their greedy vertex
+        # local search from the best greedy vertices first, O(N) each (SWAP_CANDIDATES), for at
+        # most IMPROVE_SHARE of the time left (the first one until the deadline); the others keep
+        # their greedy vertex
         improved = []
         now = time.monotonic()
         stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
