@@ -118,9 +118,13 @@ def compare_log(ratio, value: float) -> int:
 
 
 def exact_log(ratio) -> float:
-    """``log(ratio)`` as a float to a few ulps (for reports, not for decisions)."""
+    """``log(ratio)`` as a float to a few ulps (for reports and tightness checks, not for
+    decisions): ``log1p`` of the exact ``ratio - 1`` near 1, where a difference of logarithms
+    would cancel."""
     if ratio == INF:
         return INF
+    if Fraction(1, 2) <= ratio <= 2:
+        return math.log1p(float(ratio - 1))
     return math.log(ratio.numerator) - math.log(ratio.denominator)
 
 
