@@ -125,7 +125,9 @@ def exact_log(ratio) -> float:
         return INF
     if Fraction(1, 2) <= ratio <= 2:
         return math.log1p(float(ratio - 1))
-    return math.log(ratio.numerator) - math.log(ratio.denominator)
+    if Fraction(2.0**-1000) <= ratio <= Fraction(2.0**1000):  # a normal float: one rounding
+        return math.log(float(ratio))
+    return math.log(ratio.numerator) - math.log(ratio.denominator)  # |log| > 693: no cancellation
 
 
 def worst_ratio(ratios: list):
