@@ -20,7 +20,7 @@ from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .mechanism import Mechanism
-from .uncertainty import bounds, estimation, exact, sets
+from .uncertainty import ball, bounds, estimation, exact
 from .uncertainty.prior_set import PriorSet
 
 
@@ -313,7 +313,7 @@ def certify_counts(matrix: np.ndarray, counts: np.ndarray, delta: float,
 def _certificate(
     matrix: np.ndarray, vector: np.ndarray, radius: float | None, rational: bool
 ) -> Certificate:
-    beta = None if radius is None else sets.as_radius(radius, vector)
+    beta = None if radius is None else ball.as_radius(radius, vector)
     if rational:
         exact.check_size(matrix)
         per_outcome, p_y = exact.leakage(matrix, vector), vector @ matrix
@@ -327,7 +327,7 @@ def _certificate(
         if rational:
             capacity = max(0.0, float(np.nanmax(exact.leakage(matrix, vector, beta))))
         else:
-            capacity = sets._capacity(matrix, vector, beta)
+            capacity = ball.capacity(matrix, vector, beta)
         robust = {
             "radius": beta,
             "worst_case_epsilon": capacity,

@@ -74,8 +74,7 @@ def min_over_set_lp(column: np.ndarray, kind: str, data) -> float:
     return float(result.fun)
 
 
-def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
-    """``max sum weights * P`` over the literal intersection of the per-point polytopes."""
+def _design_lp_solution(points: np.ndarray, eps: float, weights: np.ndarray):
     n = weights.shape[0]
     e_eps = math.exp(eps)
     rows = []
@@ -88,9 +87,33 @@ def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
                 rows.append(row.ravel())
     a_eq = np.kron(np.eye(n), np.ones((1, n)))
     result = linprog(-weights.ravel(), A_ub=np.array(rows), b_ub=np.zeros(len(rows)),
-                     A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs")
+                     A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs",
+                     options=_ACCURATE)
     assert result.status == 0, result.message
-    return -float(result.fun)
+    return -float(result.fun), result.x.reshape(n, n)
+
+
+def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
+    """``max sum weights * P`` over the literal intersection of the per-point polytopes (the LP
+    value: HiGHS meets the rows to its feasibility tolerance, so it may exceed the optimum by
+    about that much)."""
+    return _design_lp_solution(points, eps, weights)[0]
+
+
+def design_lp_reached(points: np.ndarray, exact_points: list[list[Fraction]], eps: float,
+                      weights: np.ndarray) -> float:
+    """A value the optimum certainly reaches: the LP's solution, rows renormalised, mixed with
+    the output-independent mechanism ``1 q^T`` (feasible for every prior) with the smallest
+    ``t = 2^-k`` that :func:`exactly_feasible` accepts. A certified upper bound must not fall
+    below it."""
+    x = np.clip(_design_lp_solution(points, eps, weights)[1], 0.0, None)
+    x = x / x.sum(axis=1, keepdims=True)
+    flat = np.tile(x.mean(axis=0), (x.shape[0], 1))
+    for k in range(60, -1, -1):
+        mixed = x if k == 60 else (1 - 2.0**-k) * x + 2.0**-k * flat
+        if exactly_feasible(mixed, exact_points, eps):
+            return float(np.sum(weights * mixed))
+    raise AssertionError("the output-independent mechanism is always feasible")
 
 
 def exactly_feasible(mechanism: np.ndarray, points: list[list[Fraction]], eps: float) -> bool:

@@ -11,7 +11,7 @@ import os
 import exact_oracle
 import numpy as np
 import pytest
-from _design_brute import linear_optimum_ldp, linear_optimum_literal
+from _design_brute import linear_feasible_literal, linear_optimum_ldp, linear_optimum_literal
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -87,8 +87,9 @@ def test_columns_match_the_literal_lp(seed, n, mode):
         best = linear_optimum_ldp(prior, eps, gain)
     else:
         best = linear_optimum_literal(prior, eps, radius, gain)
+    reached = linear_feasible_literal(prior, eps, radius, gain, ldp=mode == "ldp")[0]
     assert found.value == pytest.approx(best, abs=1e-9)
-    assert best - 1e-12 <= found.upper_bound <= best + 1e-9
+    assert reached - 1e-12 <= found.upper_bound <= best + 1e-9
     assert np.abs(found.mechanism.sum(axis=1) - 1).max() < 1e-8
     assert found.mechanism.min() > -1e-9
 
@@ -110,7 +111,7 @@ def test_columns_match_the_compact_lp_at_n30(mode, seed):
 def test_bound_holds_for_arbitrary_multipliers():
     prior, eps, radius, gain = _instance(5, 4, "robust")
     weights = prior[:, None] * gain
-    best = linear_optimum_literal(prior, eps, radius, gain)
+    best = linear_feasible_literal(prior, eps, radius, gain)[0]
     cone = make_cone(prior, eps, radius, 4)
     for u in np.random.default_rng(9).normal(size=(20, 4)):
         assert bound(u, price(u[:, None] - weights, cone), weights, cone) >= best - 1e-12

@@ -9,7 +9,7 @@ import pytest
 
 import pmldesign as pml
 from pmldesign.release import partition_seeds
-from pmldesign.release.privatize import privatize_local
+from pmldesign.release._local import privatize_local
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")

@@ -2,10 +2,10 @@
 
 The folders show the architecture:
 
-* :mod:`.spec` -- the math, stated once: :mod:`.spec.feasible` (the feasible sets M(eps, S) as
+* :mod:`.math` -- the math, stated once: :mod:`.math.feasible` (the feasible sets M(eps, S) as
   cap rows, read from the floors of :class:`~pmldesign.uncertainty.PriorSet`, and the cone
-  coefficients of one cap row), :mod:`.spec.closed_form` (optimal mechanisms in closed form),
-  :mod:`.spec.baselines` (randomized response);
+  coefficients of one cap row), :mod:`.math.closed_form` (optimal mechanisms in closed form),
+  :mod:`.math.baselines` (randomized response);
 * :mod:`.formulation` -- the math written for a solver: :mod:`.formulation.polytope` (CVXPY
   models), :mod:`.formulation.set_lp` (compact LP over any prior set),
   :mod:`.formulation.compact_lp` (compact LP over one cap row: prior, ball, LDP);
@@ -27,9 +27,9 @@ entering columns with a certified bound (:mod:`.search.engine`).
 from .api import DesignResult, design, design_ldp
 from .compare import Comparison, Contender, compare
 from .formulation.polytope import ldp_polytope, pml_polytope
+from .math.baselines import randomized_response, rr_for_pml
+from .math.closed_form import binary_mechanism, extremal_mechanism
 from .search.mutual_information import MIResult, maximize_mutual_information
-from .spec.baselines import randomized_response, rr_for_pml
-from .spec.closed_form import binary_mechanism, extremal_mechanism
 
 __all__ = [
     "Comparison",

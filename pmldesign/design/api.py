@@ -17,9 +17,9 @@ from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.set_lp import solve_set_lp
+from .math.feasible import FeasibleSet
 from .repair import Finalized, finalize, guarantee
 from .search.linear_gain import solve_linear_gain
-from .spec.feasible import FeasibleSet
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.

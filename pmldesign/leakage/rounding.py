@@ -4,7 +4,7 @@ The mechanism's floats and the prior ``p`` are read as exact rationals, the prio
 ``p / sum(p)``. Leakage of output y is ``log(S / sum_x w_x c_x)`` with ``c = col / max col``
 (entries in [0, 1], one of them exactly 1), ``S = sum p`` and non-negative weights ``w``
 (``w = p`` for a fixed prior; the worst extreme prior of an l1 ball moves ``S beta / 2`` of
-weight, see :mod:`pmldesign.uncertainty.sets`). No subtraction of nearly equal terms occurs.
+weight, see :mod:`pmldesign.uncertainty.ball`). No subtraction of nearly equal terms occurs.
 
 Error bound (u = 2^-53, eta = 2^-1074 the smallest subnormal): a sum of n products of
 non-negative floats with one division each, in any order, has

@@ -1,7 +1,7 @@
 """Dask support: privatise partition by partition with one child seed per partition.
 
 Imported only when a dask collection is given (dask is the optional extra ``pmldesign[dask]``).
-Partition i is privatised by :func:`~pmldesign.release.privatize.privatize_local` with the
+Partition i is privatised by :func:`~pmldesign.release._local.privatize_local` with the
 generator ``numpy.random.default_rng(partition_seeds(rng, n)[i])``, so the result depends on the
 seed and the partitioning only, not on the scheduler, the workers or the order they run in;
 privatising the pandas partitions one by one with the same child seeds gives the same values.
@@ -15,7 +15,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from ..mechanism import Mechanism
-from .privatize import _wrap, privatize_local
+from ._local import _wrap, privatize_local
 
 
 def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]:

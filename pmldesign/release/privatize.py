@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .._categories import codes_for, is_dask, is_pandas, one_column
-from .._errors import InvalidInputError
+from .._categories import is_dask
 from ..mechanism import Mechanism
-from ..sampling import AliasTable, draw_into
+from ._local import privatize_local
 
 
 def as_labelled(mechanism: Any) -> Mechanism:
@@ -72,44 +71,3 @@ def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
         return privatize_local(values, mech, rng)
     # a seed is used as for one partition, so in-memory data == the same data as 1 partition
     return privatize_local(values, mech, np.random.default_rng(partition_seeds(rng, 1)[0]))
-
-
-def privatize_local(values: Any, mech: Mechanism, generator: np.random.Generator) -> Any:
-    """:func:`privatize` for an in-memory container with a ready generator."""
-    if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise InvalidInputError(f"values: must be 1-D, got an array of shape {values.shape}")
-    codes = codes_for(values, mech.inputs, "values")
-    out = np.empty(codes.shape[0], dtype=np.min_scalar_type(max(mech.shape[1] - 1, 0)))
-    draw_into(AliasTable.from_mechanism(mech.matrix), codes, generator, out)
-    return _wrap(values, out, mech.outputs)
-
-
-def _label_array(labels: tuple, strings=object) -> np.ndarray:
-    """Labels as an array to ``take`` from: integers in the smallest dtype, else strings."""
-    if all(isinstance(v, int) for v in labels):
-        low, high = min(labels), max(labels)
-        return np.array(labels, dtype=np.result_type(np.min_scalar_type(low),
-                                                     np.min_scalar_type(high)))
-    return np.array(labels, dtype=strings)
-
-
-def _wrap(values: Any, codes: np.ndarray, outputs: tuple) -> Any:
-    default = outputs == tuple(range(len(outputs)))
-    if is_pandas(values):
-        import pandas as pd
-
-        frame = values.ndim == 2
-        series = one_column(values, "values")
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            data = pd.Categorical.from_codes(codes, categories=pd.Index(list(outputs)))
-            result = pd.Series(data, index=series.index, name=series.name)
-        elif all(isinstance(v, int) for v in outputs):
-            data = codes if default else _label_array(outputs).take(codes)
-            result = pd.Series(data, index=series.index, name=series.name)
-        else:  # text labels: pandas' string dtype (Arrow/Parquet writers need a typed column)
-            result = pd.Series(_label_array(outputs).take(codes), index=series.index,
-                               name=series.name, dtype=str)
-        return result.to_frame() if frame else result
-    if isinstance(values, np.ndarray):
-        return codes if default else _label_array(outputs, strings=str).take(codes)
-    return _label_array(outputs).take(codes).tolist()

@@ -13,8 +13,8 @@ import math
 from .._errors import InvalidInputError
 from .._validation import as_int, as_nonnegative, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
+from .ball import as_radius
 from .estimation import log_subset_count
-from .sets import as_radius
 
 #: Relative slack for ``eps`` above ``epsilon_max`` that is attributed to floating-point rounding.
 _ROUNDING = 1e-12

@@ -33,7 +33,7 @@ rounded down by
 their worst-case relative error
 ``gamma_n = n u / (1 - n u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*,
 Sec. 3.1), and the logarithms are rounded up by 4 units of roundoff; the ball uses the l1-ball
-code of :mod:`pmldesign.uncertainty.sets` (one implementation of the ball).
+code of :mod:`pmldesign.uncertainty.ball` (one implementation of the ball).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import SUM_TOLERANCE, as_float_array, as_prior
 from ..leakage.measures import _leakage
-from . import sets
+from . import ball
 
 #: Unit roundoff of float64.
 UNIT = np.finfo(float).eps / 2
@@ -59,7 +59,7 @@ class Floors:
     """``min_{Q in S} <Q, c> = min_k <weights[k], c> + at_min[k] min c - at_max[k] max c``.
 
     One row per floor; every weight row, ``at_min`` and ``at_max`` are non-negative. The
-    feasible-set specification (:mod:`pmldesign.design.spec.feasible`) and its formulations read
+    feasible-set specification (:mod:`pmldesign.design.math.feasible`) and its formulations read
     these coefficients; nothing else restates a set's worst case.
     """
 
@@ -142,7 +142,7 @@ class PriorSet:
         PriorSet.ball([0.5, 0.5], radius=0.2)
         """
         vector = as_prior(center, "center")
-        beta = sets.as_radius(radius, vector)
+        beta = ball.as_radius(radius, vector)
         return cls("ball", vector, center=vector, radius=beta)
 
     @classmethod
@@ -311,7 +311,7 @@ class PriorSet:
         array([0.628609, 0.405465])
         """
         if self.kind == "ball":
-            return sets._worst_case_leakage(mechanism, self.center, self.radius)
+            return ball.worst_case(mechanism, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
             return np.fmax.reduce([_leakage(mechanism, vertex)[0] for vertex in self.vertices])
         peak = mechanism.max(axis=0)
@@ -332,7 +332,7 @@ class PriorSet:
         003 for any set), rounded up; the mechanism is eps-PML for every prior of the set exactly
         when ``eps >=`` this (up to the outward rounding)."""
         if self.kind == "ball":
-            return sets._capacity(mechanism, self.center, self.radius)
+            return ball.capacity(mechanism, self.center, self.radius)
         return max(0.0, float(np.nanmax(self.worst_case_leakage(mechanism))))
 
     # -- presentation ----------------------------------------------------------------------
@@ -384,7 +384,7 @@ def as_prior_set(prior: Any, radius: float | None = 0.0) -> PriorSet:
             )
         return prior
     vector = as_prior(prior)
-    beta = sets.as_radius(0.0 if radius is None else radius, vector)
+    beta = ball.as_radius(0.0 if radius is None else radius, vector)
     return PriorSet("ball", vector, center=vector, radius=beta)
 
 

@@ -1,9 +1,7 @@
-"""Leakage over the l1 ball of priors around an estimate (003 Sec. IV).
+"""Leakage over a set of priors: the l1 ball around an estimate (003 Sec. IV) or any
+:class:`~pmldesign.uncertainty.PriorSet`, at its extreme points (Corollary 1 of 003).
 
-The ball ``B_beta(P) = {Q : ||Q - P||_1 <= beta}`` with ``beta < 2 min P`` lies inside the open
-simplex and its extreme points are ``P + (beta/2)(e_i - e_j)``, ``i != j``. Leakage is convex
-in the prior (Proposition 1 of 003), so its supremum over the ball is attained at one of them
-(Corollary 1 of 003).
+The ball's math is in :mod:`pmldesign.uncertainty.ball`; these are the public functions.
 """
 
 from __future__ import annotations
@@ -13,62 +11,10 @@ import math
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
-from ..leakage import rounding
+from .._validation import as_mechanism, as_mechanism_and_prior
 from ..leakage.measures import _epsilon_min
-
-
-def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
-    """Validate an l1 radius: ``0 <= radius < 2 min(center)`` keeps the ball in the open simplex."""
-    beta = as_nonnegative(radius, name)
-    limit = 2.0 * float(center.min())
-    if beta >= limit:
-        raise InvalidInputError(
-            f"{name}: the l1 radius must be < 2 min(prior) = {limit:.6g} so that every prior in "
-            f"the ball has full support, got {beta:.6g}; use more samples or a larger delta"
-        )
-    return beta
-
-
-def _worst_weights(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
-    """Per column, lower bounds of the worst extreme prior of the ball, scaled by ``S = sum P``.
-
-    For output y the denominator ``<Q, col>`` over the extreme points
-    ``Q = P/S + (beta/2)(e_i - e_j)`` is smallest with i at the column's minimum and j at its
-    maximum (Definition 5 of 003): ``S Q = P + (S beta/2)(e_i - e_j)``, all entries
-    non-negative inside the simplex, so ``S <Q, col> = sum_x w_x col_x`` has no cancellation.
-    A column whose ``w_j`` may be negative (beta within rounding of ``2 P_j / S``) gets ``-1``
-    there, which callers turn into ``inf``.
-    """
-    weights = np.repeat(center[:, None], matrix.shape[1], axis=1)
-    if beta == 0:
-        return weights  # the fixed prior: the same floats as pmldesign.leakage.measures
-    low_s, high_s = rounding.total_bounds(center)
-    shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
-    shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    outputs = np.arange(matrix.shape[1])
-    top, bottom = matrix.argmax(axis=0), matrix.argmin(axis=0)
-    weights[bottom, outputs] = rounding.down(center[bottom] + shift_low)
-    reduced = rounding.down(center[top] - shift_high)
-    weights[top, outputs] = np.where(reduced >= 0, reduced, -1.0)
-    return weights
-
-
-def _worst_case_leakage(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
-    """Per-output supremum of the leakage over the ball on validated arrays, rounded up.
-
-    ``log(S / sum_x w_x col_x / max col)`` with the weights of :func:`_worst_weights`; error
-    bound in :mod:`pmldesign.leakage.rounding`. Constant columns leak exactly 0 for every prior,
-    unused outputs are nan. O(N M) work.
-    """
-    scaled, peak = rounding.scaled_columns(matrix)
-    weights = _worst_weights(matrix, center, beta)
-    mass = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
-    mass[(weights < 0).any(axis=0)] = 0.0
-    values = rounding.ratio_log_upper(rounding.total_bounds(center)[1], mass)
-    values[rounding.constant_columns(matrix)] = 0.0
-    values[peak <= 0] = np.nan
-    return values
+from .ball import as_radius, capacity, divergence_sensitivity
+from .prior_set import PriorSet, as_prior_set
 
 
 def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
@@ -78,7 +24,8 @@ def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
 
     Exact extreme points (no sampling), rounded up: an upper bound in exact arithmetic of the
     given floats with the center read as ``center / sum(center)`` (see
-    :func:`_worst_case_leakage` and :meth:`~pmldesign.uncertainty.PriorSet.worst_case_leakage`).
+    :func:`pmldesign.uncertainty.ball.worst_case` and
+    :meth:`~pmldesign.uncertainty.PriorSet.worst_case_leakage`).
     Outputs no input produces are nan.
 
     Examples
@@ -110,8 +57,6 @@ def leakage_capacity(mechanism: np.ndarray, center: np.ndarray,
 
 def _matrix_and_set(mechanism, center, radius):
     """Validate a mechanism and a PriorSet, or a center with a radius (read as the l1 ball)."""
-    from .prior_set import PriorSet, as_prior_set
-
     if radius is None and not isinstance(center, PriorSet):
         raise InvalidInputError("radius: required with a center prior (or pass a PriorSet)")
     matrix = as_mechanism(mechanism)
@@ -122,29 +67,6 @@ def _matrix_and_set(mechanism, center, radius):
             f"{prior_set.size}"
         )
     return matrix, prior_set
-
-
-def _capacity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
-    """Leakage capacity over the ball on validated arrays (Definition 5 of 003)."""
-    return max(0.0, float(np.nanmax(_worst_case_leakage(matrix, center, beta))))
-
-
-def _divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float) -> float:
-    """``max_{Q in ball} D_inf(P_Y || Q_Y)`` on validated arrays, rounded up.
-
-    For output y the smallest ``Q_Y(y)`` over the ball is at the extreme point that moves
-    beta/2 of mass from the column's maximum to its minimum (as in the proof of Theorem 4 of
-    003, Appendix B), so the supremum is exact in O(N M); both masses are sums of non-negative
-    terms (:func:`_worst_weights`).
-    """
-    scaled, peak = rounding.scaled_columns(matrix)
-    used = peak > 0
-    weights = _worst_weights(matrix, center, beta)
-    worst = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
-    worst[(weights < 0).any(axis=0)] = 0.0
-    values = rounding.ratio_log_upper(rounding.mass_upper(center[:, None], scaled), worst)
-    values[rounding.constant_columns(matrix)] = 0.0
-    return max(0.0, float(np.max(values[used])))
 
 
 def leakage_sensitivity(
@@ -187,9 +109,9 @@ def leakage_sensitivity(
     matrix, vector = as_mechanism_and_prior(mechanism, center)
     beta = as_radius(radius, vector)
     if form == "divergence":
-        return _divergence_sensitivity(matrix, vector, beta)
+        return divergence_sensitivity(matrix, vector, beta)
     if form == "difference":
-        return max(0.0, _capacity(matrix, vector, beta) - _epsilon_min(matrix, vector))
+        return max(0.0, capacity(matrix, vector, beta) - _epsilon_min(matrix, vector))
     raise InvalidInputError(f"form: must be 'divergence' or 'difference', got {form!r}")
 
 
@@ -209,4 +131,4 @@ def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) ->
     """
     matrix, vector = as_mechanism_and_prior(mechanism, center)
     beta = as_radius(radius, vector)
-    return math.exp(_capacity(matrix, vector, beta)) * beta
+    return math.exp(capacity(matrix, vector, beta)) * beta

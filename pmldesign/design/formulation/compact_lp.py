@@ -24,7 +24,7 @@ import numpy as np
 
 from ..._errors import SolverError
 from .._highs import new_highs
-from ..spec.feasible import cap_coefficients
+from ..math.feasible import cap_coefficients
 
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 TOLERANCE = 1e-10

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..._validation import as_int, as_nonnegative
 from ...uncertainty.prior_set import as_prior_set
-from ..spec.feasible import FeasibleSet
+from ..math.feasible import FeasibleSet
 
 
 def _cone_model(feasible: FeasibleSet):

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from ..._errors import SolverError
-from ..spec.feasible import FeasibleSet
+from ..math.feasible import FeasibleSet
 
 #: HiGHS primal and dual feasibility tolerance.
 TOLERANCE = 1e-10

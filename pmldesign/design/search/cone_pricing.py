@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spec.feasible import cap_coefficients
+from ..math.feasible import cap_coefficients
 
 
 @dataclass(frozen=True)

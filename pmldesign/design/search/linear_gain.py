@@ -26,7 +26,7 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
-from ..spec.feasible import cap_coefficients
+from ..math.feasible import cap_coefficients
 from .cone_pricing import make_cone, price
 from .engine import Entering, column_generation
 

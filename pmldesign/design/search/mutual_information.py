@@ -33,7 +33,7 @@ from ..._errors import InvalidInputError, SolverError
 from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
-from ...uncertainty.sets import as_radius
+from ...uncertainty.ball import as_radius
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility
 from .two_level import LdpFamily, RobustTwoLevelFamily
