@@ -76,7 +76,7 @@ def _versus_compact(n: int, name: str, gain: np.ndarray, radius: float) -> list[
     return rows
 
 
-def _child(n: int, name: str, radius: float, queue) -> None:
+def _child(n: int, name: str, radius: float) -> tuple:
     from pmldesign import design
 
     prior = _prior(n)
@@ -85,17 +85,16 @@ def _child(n: int, name: str, radius: float, queue) -> None:
     result = design(prior, 1.0, radius=radius, gain=gain)
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB -> GB (Linux)
-    queue.put((wall, peak, result.exact, result.gap, result.method))
+    return wall, peak, result.exact, result.gap, result.method
 
 
 def _versus_budget(n: int, name: str, radius: float, budget: float) -> Result:
     """``design`` in a fresh process: wall time and its peak resident memory."""
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    process = context.Process(target=_child, args=(n, name, radius, queue))
-    process.start()
-    wall, peak, exact, gap, method = queue.get()
-    process.join()
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        wall, peak, exact, gap, method = pool.submit(_child, n, name, radius).result()
     label = "ball" if radius else "fixed"
     return Result(f"linear {name} {label} N={n}", wall, f"target {budget:g} s", budget,
                   f"< {budget:g} s, < {MEMORY_GB:g} GB",
