@@ -10,7 +10,7 @@ samples before the l1 ball of eq. (7) of 003 stays inside the simplex at delta =
 3. compare the estimation error with k-ary randomized response calibrated to the same
    guarantee (``rr_for_pml`` over the same ball), over repeated privatisations.
 
-Run: python examples/survey_release.py [--quick] [--out DIR]   (writes survey_release.png)
+Run: python examples/survey_release.py [--quick] [-o DIR]   (writes survey_release.png)
 """
 
 import argparse
@@ -26,7 +26,7 @@ from pmldesign.data import adult_levels, load_adult
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke test)")
-parser.add_argument("--out", default=tempfile.gettempdir(), help="folder for the plot")
+parser.add_argument("-o", "--output", default=tempfile.gettempdir(), help="folder for the plot")
 args = parser.parse_args()
 runs = 5 if args.quick else 40
 
@@ -93,6 +93,6 @@ ax.set_ylabel("mean |estimate - share|")
 ax.set_title(f"Adult education, ({eps:g}, {delta:g})-PML, {runs} releases")
 ax.legend()
 fig.tight_layout()
-path = Path(args.out) / "survey_release.png"
+path = Path(args.output) / "survey_release.png"
 fig.savefig(path, dpi=120)
 print(f"plot written to {path}")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import InvalidInputError
+from ._memory import require_memory
 
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
@@ -152,6 +153,10 @@ def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, n
             raise InvalidInputError(
                 f"{name}: integer codes must be >= 0, found {low}; pass categories=..."
             )
+        # a tuple of Python ints: ~40 bytes per label (a stray 10^9 would need ~40 GiB)
+        require_memory(high + 1, f"{name}: the largest code {high} means {high + 1} categories, "
+                       "which", "check the data for a stray value or pass categories=...",
+                       itemsize=40)
         labels = tuple(range(high + 1))
     else:
         labels = check_labels(list(categories), "categories")

@@ -4,7 +4,9 @@ A size typed by mistake (a k of 100000, one stray symbol 1000000000 in a file of
 otherwise ask numpy for tens of GiB and end in a ``MemoryError`` or an exhausted machine.
 :func:`require_memory` compares the bytes an allocation needs with the memory available now
 (``MemAvailable`` of ``/proc/meminfo``, else the physical pages the OS reports as free) and
-raises :class:`~pmldesign.InvalidInputError` naming the size it would need. The environment
+raises :class:`~pmldesign.InvalidInputError` naming the size it would need. The array must fit
+:data:`HEADROOM` times over (the computation on it makes copies: a 8 GiB count vector on a
+machine with 20 GiB free exhausted it). The environment
 variable ``PMLDESIGN_MEMORY_LIMIT`` (bytes) lowers the limit, e.g. on a shared machine.
 """
 
@@ -13,6 +15,9 @@ from __future__ import annotations
 import os
 
 from ._errors import InvalidInputError
+
+#: How many copies of an array the computation on it may need at once.
+HEADROOM = 4
 
 
 def available_memory() -> int:
@@ -59,11 +64,12 @@ def require_memory(entries: int, what: str, fix: str, itemsize: int = 8) -> None
     >>> require_memory(10**15, "k: a 10**15-entry matrix", "use a smaller k")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pmldesign._errors.InvalidInputError: k: a 10**15-entry matrix needs 7.45e+06 GiB of memory, ...
+    pmldesign._errors.InvalidInputError: k: a 10**15-entry matrix needs 7.45e+06 GiB of memory ...
     """
     need = int(entries) * itemsize
     have = available_memory()
-    if need > have:
+    if need * HEADROOM > have:
         raise InvalidInputError(
-            f"{what} needs {gib(need)} of memory, more than the {gib(have)} available; {fix}"
+            f"{what} needs {gib(need)} of memory ({HEADROOM} times that while computing), more "
+            f"than the {gib(have)} available; {fix}"
         )

@@ -262,7 +262,7 @@ class Mechanism(NDArrayOperatorsMixin):
         """Inverse of :meth:`to_json`."""
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInputError(f"mechanism: not valid JSON ({exc})") from None
         return cls.from_dict(data)
 
@@ -339,7 +339,7 @@ def load_mechanism(path: str | Path) -> Mechanism:
         if suffix != ".json":
             return Mechanism(np.loadtxt(file, delimiter=",", ndmin=2, comments="#"))
         data = json.loads(file.read_text())
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, RecursionError, UnicodeDecodeError, EOFError) as exc:
         if isinstance(exc, InvalidInputError):
             raise
         message = " ".join(str(exc).split())

@@ -42,12 +42,12 @@ def test_laplace_json(samples):
 def test_laplace_table(samples):
     text = run("laplace", "--target-eps", "0.5", "--delta", "1e-6", "--samples",
                str(samples)).stdout
-    assert "noise scale b needed under PML" in text and "under LDP" in text
+    assert "noise scale needed under PML" in text and "under LDP" in text
 
 
 def test_gaussian_json_and_plot(tmp_path):
     png = tmp_path / "curve.png"
-    out = json.loads(run("gaussian", "--sigma", "1.5", "--prior", "0.5,0.5", "--n-samples",
+    out = json.loads(run("gaussian", "--sigma", "1.5", "--prior-estimate", "0.5,0.5", "--n-samples",
                          "10000", "--delta", "1e-6", "--eps", "0.3,0.5,0.9", "--plot", str(png),
                          "--json").stdout)
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -60,16 +60,17 @@ def test_gaussian_json_and_plot(tmp_path):
 
 def test_gaussian_table(samples):
     text = run("gaussian", "--sigma", "2", "--samples", str(samples)).stdout
-    assert "(total)" in text and "pLDP" in text
+    assert "(total)" in text and "probabilistic" in text
 
 
 @pytest.mark.parametrize(
     "args",
     [
-        ["gaussian", "--sigma", "0", "--prior", "0.5,0.5", "--n-samples", "100"],
-        ["gaussian", "--sigma", "1", "--prior", "0.5,0.5"],
-        ["laplace", "--eps", "1", "--delta", "1.5", "--prior", "0.5,0.5", "--n-samples", "100"],
-        ["laplace", "--eps", "1", "--delta", "1e-3"],
+        ["gaussian", "--sigma", "0", "--prior-estimate", "0.5,0.5", "--n-samples", "100"],
+        ["gaussian", "--sigma", "1", "--prior-estimate", "0.5,0.5"],
+        ["laplace", "--target-eps", "1", "--delta", "1.5", "--prior-estimate", "0.5,0.5",
+         "--n-samples", "100"],
+        ["laplace", "--target-eps", "1", "--delta", "1e-3"],
     ],
 )
 def test_bad_input_exit_2(args):
@@ -80,5 +81,6 @@ def test_bad_input_exit_2(args):
 def test_samples_must_be_plus_minus_one(tmp_path):
     path = tmp_path / "x.csv"
     path.write_text("0\n1\n1\n")
-    proc = run("laplace", "--eps", "1", "--delta", "1e-3", "--samples", str(path), code=2)
+    proc = run("laplace", "--target-eps", "1", "--delta", "1e-3", "--samples", str(path),
+               code=2)
     assert "-1 or +1" in proc.stderr

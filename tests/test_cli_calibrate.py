@@ -17,7 +17,8 @@ def run(argv, capsys):
     return exit_info.value.code, out.out, out.err
 
 
-BASE = ["calibrate", "--target-eps", "1", "--delta", "1e-6", "--samples", "10000", "--alphabet"]
+BASE = ["calibrate", "--target-eps", "1", "--delta", "1e-6", "--n-samples", "10000",
+        "--alphabet-size"]
 
 
 def test_json_output_is_eq_13(capsys):
@@ -32,8 +33,8 @@ def test_json_output_is_eq_13(capsys):
 
 def test_table_output_and_prior_estimate(capsys):
     code, out, _ = run(
-        ["calibrate", "--target-eps", "0.2", "--delta", "1e-6", "--samples", "100000",
-         "--alphabet", "4", "--prior-estimate", "0.3,0.25,0.25,0.2"],
+        ["calibrate", "--target-eps", "0.2", "--delta", "1e-6", "--n-samples", "100000",
+         "--alphabet-size", "4", "--prior-estimate", "0.3,0.25,0.25,0.2"],
         capsys,
     )  # fmt: skip
     assert code == 0
@@ -41,8 +42,8 @@ def test_table_output_and_prior_estimate(capsys):
 
 
 def args(eps="1", delta="0.1", samples="10", alphabet="4"):
-    return ["calibrate", "--target-eps", eps, "--delta", delta, "--samples", samples,
-            "--alphabet", alphabet]  # fmt: skip
+    return ["calibrate", "--target-eps", eps, "--delta", delta, "--n-samples", samples,
+            "--alphabet-size", alphabet]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -96,3 +96,21 @@ def test_bad_sets_exit_2_with_one_line(files, command, args, message):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
     assert "Traceback" not in run.stderr
+
+
+def test_design_mutual_information_over_a_hull_and_a_too_large_box(files):
+    """Without --gain: mutual information over the set, certified at every vertex; a box
+    beyond the enumeration limit is one line on stderr, exit code 2."""
+    vertices, _, tmp = files
+    out = tmp / "mech.csv"
+    run = _run("design", "--vertices", vertices, "--eps", "0.5", "-o", str(out), "--json")
+    assert run.returncode == 0, run.stderr
+    data = _json(run)
+    mechanism = np.loadtxt(out, delimiter=",", ndmin=2)
+    assert max(pml.certify(mechanism, q).epsilon for q in VERTICES) <= 0.5
+    expected = pml.design(PriorSet.from_vertices(VERTICES), 0.5)
+    assert data["utility_value"] == pytest.approx(expected.utility, abs=1e-9)
+    run = _run("design", "--lower", ",".join(["0.01"] * 30), "--eps", "0.5")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "at most" in lines[0]

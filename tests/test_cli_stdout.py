@@ -44,10 +44,10 @@ JSON_COMMANDS = {
                        "1e-3", "--gain", "gain.csv"],
     "compare-gain": ["compare", "--prior", "0.5,0.3,0.2", "--eps", "0.5", "--gain", "gain.csv"],
     "compare-mi": ["compare", "--prior", "0.5,0.3,0.2", "--eps", "0.5"],
-    "calibrate": ["calibrate", "--target-eps", "1", "--delta", "1e-6", "--samples", "10000",
-                  "--alphabet", "4"],
+    "calibrate": ["calibrate", "--target-eps", "1", "--delta", "1e-6", "--n-samples", "10000",
+                  "--alphabet-size", "4"],
     "laplace": ["laplace", "--workload", "haar:4", "--alpha", "0.05", "--eps", "1"],
-    "binary-laplace": ["binary", "laplace", "--eps", "1", "--delta", "1e-3", "--samples",
+    "binary-laplace": ["binary", "laplace", "--target-eps", "1", "--delta", "1e-3", "--samples",
                        "bits.csv"],
     "binary-gaussian": ["binary", "gaussian", "--sigma", "1.5", "--samples", "bits.csv"],
 }

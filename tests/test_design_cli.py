@@ -91,3 +91,16 @@ def test_demo_runs():
     run = _run("demo")
     assert run.returncode == 0, run.stderr
     assert "Optimal mechanism" in run.stdout and "optimal LDP" in run.stdout
+
+
+def test_design_json_file_is_certified_without_prior(tmp_path):
+    """design -o FILE.json stores the prior, radius and eps: certify FILE.json re-checks them."""
+    path = tmp_path / "mech.json"
+    assert _run("design", "--prior", "0.4,0.3,0.2,0.1", "--eps", "0.5", "--radius", "0.02",
+                "-o", str(path), "-q").returncode == 0
+    stored = json.loads(path.read_text())["guarantee"]
+    assert stored["prior"] == [0.4, 0.3, 0.2, 0.1] and stored["radius"] == 0.02
+    proc = _run("certify", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    cert = json.loads(proc.stdout)
+    assert cert["radius"] == 0.02 and cert["worst_case_epsilon"] <= 0.5 + 1e-12

@@ -10,7 +10,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "examples" / "survey_release.p
 
 
 def test_survey_release_quick(tmp_path):
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--out", str(tmp_path)],
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "-o", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "mean l1 error" in proc.stdout and "randomized response" in proc.stdout

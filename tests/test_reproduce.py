@@ -40,7 +40,7 @@ def test_list_json():
 
 @pytest.mark.parametrize("figure_id", ["empirical-fig3a", "linear-fig1"])
 def test_cli_writes_png_and_csv(tmp_path, figure_id):
-    written = json.loads(run(figure_id, "--out", str(tmp_path), "--quick", "--json").stdout)
+    written = json.loads(run(figure_id, "-o", str(tmp_path), "--quick", "--json").stdout)
     png = tmp_path / f"{figure_id}.png"
     assert written[figure_id]["png"] == str(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -50,5 +50,5 @@ def test_cli_writes_png_and_csv(tmp_path, figure_id):
 
 
 def test_unknown_figure_is_exit_2(tmp_path):
-    proc = run("no-such-figure", "--out", str(tmp_path), code=2)
+    proc = run("no-such-figure", "-o", str(tmp_path), code=2)
     assert proc.stderr.startswith("error: ") and "linear-fig1" in proc.stderr

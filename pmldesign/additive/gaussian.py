@@ -6,6 +6,7 @@ Priors are ``(P(X=-1), P(X=+1))`` (x_1 = -1, x_2 = +1 in 003).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,8 @@ from .._validation import (
     as_prior,
 )
 from ..uncertainty import l1_radius
-from ._halflines import _Model
+from ..uncertainty.bounds import scaled_exp
+from ._halflines import VALUE_TOLERANCE, _Model
 
 
 def gaussian_pml(y, sigma, prior) -> np.ndarray:
@@ -61,6 +63,11 @@ def _prior_interval(prior, radius) -> tuple[float, float, float]:
     return float(p1), float(p1) - beta / 2, float(p1) + beta / 2
 
 
+#: Noise standard deviations for which delta_1 is computed and certified (beyond 1e20 the mode
+#: search of the bisection's bound no longer converges in floats; no data in {-1, +1} needs it).
+SIGMA_RANGE = (1e-150, 1e20)
+
+
 def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
     """``delta_1(eps)`` of eq. (17) of 003: the largest ``P_Y[l(X -> Y) > eps]`` over the ball.
 
@@ -88,13 +95,39 @@ def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
     """
     eps = as_nonnegative(eps, "eps", allow_inf=True)
     s = as_positive(sigma, "sigma")
+    if not SIGMA_RANGE[0] <= s <= SIGMA_RANGE[1]:
+        raise InvalidInputError(
+            f"sigma: must be in [{SIGMA_RANGE[0]:g}, {SIGMA_RANGE[1]:g}] (where delta_1 of eq. "
+            f"(17) is computed and certified), got {s:g}; choose a sigma in that range"
+        )
     _, lo, hi = _prior_interval(prior, radius)
     if eps == 0:
         return 1.0  # l(X -> y) > 0 for every y != 0 and every prior with full support
     if eps >= -math.log(min(lo, 1.0 - hi)):
         return 0.0  # no half-line exists: eps is at least eps_max of every prior in the ball
+    c = -math.expm1(-eps)
+    if not math.isfinite(2.0 * s / c):
+        return _near_zero_eps(eps, s, c, min(lo, 1.0 - hi))
     upper, _ = _Model(eps, s).supremum(lo, hi)
     return min(upper, 1.0)
+
+
+def _near_zero_eps(eps: float, sigma: float, c: float, p_min: float) -> float:
+    """delta_1 for an eps so small (subnormal ``c = 1 - e^-eps``) that the bisection's constants
+    overflow: 1, when that is provably within ``VALUE_TOLERANCE`` of the supremum.
+
+    The outputs the two half-lines leave out are ``[-a(1 - p), a(p)]`` with
+    ``a(p) = (sigma^2 / 2) log(p / (p - c)) <= sigma^2 c / (2 (p - c))``; the density of Y is at
+    most ``1 / (sigma sqrt(2 pi))``, so ``1 - delta_1 <= sigma c / (sqrt(2 pi) (p_min - c))``.
+    """
+    missing = sigma * c / (math.sqrt(2.0 * math.pi) * (p_min - c))
+    if missing <= VALUE_TOLERANCE:
+        return 1.0
+    raise InvalidInputError(
+        f"eps: {eps:.3g} is too close to 0 for sigma = {sigma:.3g}: the violation probability "
+        f"is within {missing:.2g} of 1 but cannot be certified to {VALUE_TOLERANCE:g}; use "
+        f"eps >= {4.0 * sigma / sys.float_info.max:.3g} or a smaller sigma"
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -141,7 +174,7 @@ def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> Gaussia
     delta2 = as_open_probability(delta2, "delta2")
     radius = l1_radius(n_samples, 2, delta2)
     delta1 = gaussian_violation_probability(eps, sigma, prior_estimate, radius)
-    shrink = 1.0 - 0.5 * radius * math.exp(eps)
+    shrink = 1.0 - scaled_exp(0.5 * radius, eps)
     eps_star = eps - math.log(shrink) if shrink > 0 else math.inf
     delta_star = delta1 + delta2 - delta1 * delta2
     return GaussianGuarantee(eps, eps_star, delta1, delta2, delta_star, radius)

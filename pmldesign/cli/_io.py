@@ -25,8 +25,9 @@ from .._validation import MAX_INT
 #: added.
 SCHEMA_VERSION = "1.0"
 
-#: Entries below this fraction of their column's largest entry are shown as structural zeros.
-STRUCTURAL_ZERO = 1e-15
+#: Entries below this fraction of their column's largest entry are shown as structural zeros
+#: (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's largest).
+STRUCTURAL_ZERO = 1e-12
 
 _state = {"quiet": False}
 
@@ -159,31 +160,41 @@ def print_json(data: dict, command: str) -> None:
 
 
 def fmt(value: float, digits: int = 6) -> str:
-    """A number for a table cell: fixed digits, ``inf`` and ``-`` for undefined."""
+    """A number for a table cell: fixed digits (significant digits from 1e6 on, so a huge value
+    stays readable), ``inf`` and ``-`` for undefined."""
     value = float(value)
     if math.isnan(value):
         return "-"
     if math.isinf(value):
         return "inf"
+    if abs(value) >= 1e6:
+        return f"{value:.{digits}g}"
     return f"{value:.{digits}f}"
 
 
-def structural_zeros(mechanism: np.ndarray) -> bool:
-    """Whether some entry is positive but below :data:`STRUCTURAL_ZERO` of its column's maximum.
+def structural_zeros(mechanism) -> list[tuple[str, str]]:
+    """The (input, output) labels of entries that are positive but below
+    :data:`STRUCTURAL_ZERO` of their column's largest entry.
 
     Such entries are solver residues of zeros: the mechanism's local-DP epsilon is then finite
     on the floats but astronomically large, and infinite for the structure it approximates.
     """
     matrix = np.asarray(getattr(mechanism, "matrix", mechanism), dtype=np.float64)
+    inputs = getattr(mechanism, "inputs", None) or [f"x{i}" for i in range(matrix.shape[0])]
+    outputs = getattr(mechanism, "outputs", None) or [f"y{j}" for j in range(matrix.shape[1])]
     top = matrix.max(axis=0, keepdims=True)
-    return bool(((matrix > 0) & (matrix < STRUCTURAL_ZERO * top)).any())
+    rows, cols = np.nonzero((matrix > 0) & (matrix < STRUCTURAL_ZERO * top))
+    return [(str(inputs[i]), str(outputs[j])) for i, j in zip(rows, cols, strict=True)]
 
 
-def ldp_cell(value: float, mechanism: np.ndarray, digits: int = 6) -> str:
-    """A local-DP epsilon for a table: ``inf (structural zeros)`` when residues make it finite."""
-    if math.isfinite(value) and structural_zeros(mechanism):
-        return "inf (structural zeros)"
-    return fmt(value, digits)
+def ldp_cell(value: float, mechanism, digits: int = 6) -> str:
+    """A local-DP epsilon for a table: infinite when residues of zeros make it finite, naming
+    them (``inf (structural zeros: x2->y0, x3->y0; 32.99 on the floats)``)."""
+    zeros = structural_zeros(mechanism) if math.isfinite(value) else []
+    if not zeros:
+        return fmt(value, digits)
+    named = ", ".join(f"{x}->{y}" for x, y in zeros[:4]) + (", ..." if len(zeros) > 4 else "")
+    return f"inf (structural zeros: {named}; {value:.4g} on the floats)"
 
 
 def console():
@@ -214,6 +225,23 @@ def status(message: str):
     if is_quiet():
         return nullcontext()
     return _stderr_console().status(message)
+
+
+#: Mechanisms with more outputs than this are summarised, not printed as a table.
+MAX_SHOWN_OUTPUTS = 16
+
+
+def mechanism_table(title: str, matrix, inputs=None, outputs=None):
+    """A mechanism as a table (rows: inputs, columns: outputs), or for more than
+    :data:`MAX_SHOWN_OUTPUTS` outputs a one-line note (a wide table is unreadable and slow)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    inputs = [f"x{i}" for i in range(matrix.shape[0])] if inputs is None else inputs
+    outputs = [f"y{j}" for j in range(matrix.shape[1])] if outputs is None else outputs
+    if matrix.shape[1] > MAX_SHOWN_OUTPUTS:
+        return (f"{title}: a {matrix.shape[0]} x {matrix.shape[1]} matrix, not shown (more than "
+                f"{MAX_SHOWN_OUTPUTS} outputs); --json prints it")
+    rows = [[str(x), *(fmt(v, 4) for v in row)] for x, row in zip(inputs, matrix, strict=True)]
+    return table(title, ["", *map(str, outputs)], rows)
 
 
 def table(title: str, columns: list[str], rows: list[list[str]]):

@@ -86,24 +86,12 @@ def _check_image_format(kind: click.ParamType, path: Path, param, ctx) -> None:
                   f"got {got}; use e.g. {path.with_suffix('.png')}", param, ctx)
 
 
-class AliasedOption(click.Option):
-    """An option that also accepts former names (``aliases``), left out of ``--help``."""
-
-    def __init__(self, *args, aliases: tuple[str, ...] = (), **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.aliases = tuple(aliases)
-        self.opts.extend(a for a in self.aliases if a not in self.opts)
-
-    def get_help_record(self, ctx):
-        shown, self.opts = self.opts, [o for o in self.opts if o not in self.aliases]
-        try:
-            return super().get_help_record(ctx)
-        finally:
-            self.opts = shown
-
-
-def output_option(help_text: str):
-    """``-o/--output FILE``: the file a command writes."""
+def output_option(help_text: str, directory: str | None = None):
+    """``-o/--output``: the file a command writes, or with ``directory`` (its default) the
+    directory it writes into."""
+    if directory is not None:
+        return click.option("-o", "--output", default=directory, show_default=True,
+                            type=OutputDirectory(), help=help_text)
     return click.option("-o", "--output", default=None, type=OutputFile(), help=help_text)
 
 
@@ -112,9 +100,11 @@ def plot_option(help_text: str):
     return click.option("--plot", default=None, type=OutputFile(image=True), help=help_text)
 
 
-def seed_option(help_text: str, default: int = 0):
-    """``--seed N``: the seed of every random draw of the command (an integer >= 0)."""
-    return click.option("--seed", default=default, show_default=True,
+def seed_option(help_text: str, default: int | None = 0):
+    """``--seed N``: the seed of every random draw of the command (an integer >= 0; the Python
+    functions take it as ``rng``, which also accepts a ``numpy.random.Generator``). A default of
+    None means fresh randomness from the operating system on every run."""
+    return click.option("--seed", default=default, show_default=default is not None,
                         type=click.IntRange(0, 2**63 - 1), help=help_text)
 
 

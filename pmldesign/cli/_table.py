@@ -69,20 +69,20 @@ def column_of(table, column: str | None, path: str):
     return series.astype(str).mask(missing)
 
 
-def read_samples(path: str, column: str | None, categories: str | None, alphabet):
+def read_samples(path: str, column: str | None, categories: str | None, alphabet_size):
     """``(samples, categories)``: integer codes from a plain file, else a table's column."""
     labels = None if categories is None else [v.strip() for v in categories.split(",")]
-    if alphabet is not None:
+    if alphabet_size is not None:
         if labels is not None:
-            raise click.UsageError("--alphabet and --categories: give one")
-        labels = list(range(alphabet))
+            raise click.UsageError("--alphabet-size and --categories: give one")
+        labels = list(range(alphabet_size))
     if column is None:
         try:
             return _io.load_samples(path), labels
         except InvalidInputError:
             pass  # not a plain list of codes: a table with a header
     values = column_of(read_table(path), column, path)
-    if labels is not None and alphabet is not None:
+    if labels is not None and alphabet_size is not None:
         labels = [str(v) for v in labels]
     return values, labels
 

@@ -10,7 +10,6 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._validation import as_positive, as_prior
 from . import _io, _options
-from ._options import AliasedOption
 
 
 def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
@@ -42,8 +41,8 @@ def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
 
 _SOURCE = [
     click.option("--samples", type=click.Path(dir_okay=False), help="File of -1/+1 samples."),
-    click.option("--prior-estimate", "prior", cls=AliasedOption, aliases=("--prior",),
-                 default=None, help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
+    click.option("--prior-estimate", "prior", default=None,
+                 help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
     click.option("--n-samples", type=int, default=None,
                  help="Number of samples behind --prior-estimate."),
     click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables."),
@@ -62,8 +61,8 @@ def binary_command() -> None:
 
 
 @binary_command.command("laplace")
-@click.option("--target-eps", "eps", cls=AliasedOption, aliases=("--eps",), required=True,
-              type=float, help="PML eps to guarantee for the true prior (nats, > 0).")
+@click.option("--target-eps", "eps", required=True, type=float,
+              help="PML eps to guarantee for the true prior (nats, > 0).")
 @click.option("--delta", required=True, type=float,
               help="Probability that the guarantee fails because the estimate is off.")
 @_with_source
@@ -106,8 +105,8 @@ _LAPLACE_LABELS = {
     "target_eps": "PML eps to guarantee (nats)",
     "delta": "probability the guarantee fails",
     "radius": "l1 distance the true prior may be from the estimate",
-    "b_pml": "noise scale b needed under PML",
-    "b_ldp": "noise scale b needed under LDP (2 / eps)",
+    "b_pml": "Laplace noise scale needed under PML",
+    "b_ldp": "Laplace noise scale needed under LDP (2 / eps)",
     "variance_pml": "noise variance under PML",
     "variance_ldp": "noise variance under LDP",
     "variance_saved": "fraction of the LDP variance saved",
@@ -117,8 +116,7 @@ _LAPLACE_LABELS = {
 
 @binary_command.command("gaussian")
 @click.option("--sigma", required=True, type=float, help="Standard deviation of the noise.")
-@click.option("--delta", "delta2", cls=AliasedOption, aliases=("--delta2",), default=1e-6,
-              show_default=True, type=float,
+@click.option("--delta", "delta2", default=1e-6, show_default=True, type=float,
               help="Probability that the prior estimate is off by more than the radius.")
 @click.option("--eps", "eps_values", default=None,
               help="Comma-separated eps values (default: 20 values up to eps_max of the ball).")
@@ -127,7 +125,7 @@ _LAPLACE_LABELS = {
 def gaussian_command(sigma, delta2, eps_values, plot, samples, prior, n_samples, as_json) -> None:
     """The (eps*, delta*) curve of the binary Gaussian mechanism (003 Sec. VI-B) and pLDP.
 
-    Example: pmldesign binary gaussian --sigma 1.5 --samples data.csv --delta2 1e-6
+    Example: pmldesign binary gaussian --sigma 1.5 --samples data.csv --delta 1e-6
     """
     from ..additive import gaussian_guarantee, pldp_delta
     from ..uncertainty import l1_radius
@@ -158,5 +156,5 @@ def gaussian_command(sigma, delta2, eps_values, plot, samples, prior, n_samples,
     _io.console().print(_io.table(
         f"Binary Gaussian noise of standard deviation {sigma:g}, {m} samples, true prior "
         f"within l1 distance {curve[0].radius:.4g} of the estimate",
-        ["eps (estimate)", "eps* (true prior)", "delta_1 (noise)",
-         "delta* (total)", "pLDP delta at eps*"], table_rows))
+        ["eps (estimate)", "eps* (true prior)", "delta_1 (noise leaks more)", "delta* (total)",
+         "probabilistic LDP delta"], table_rows))

@@ -12,8 +12,10 @@ from . import _io
 @click.command("calibrate")
 @click.option("--target-eps", required=True, type=float, help="Target eps-PML level (> 0, nats).")
 @click.option("--delta", required=True, type=float, help="Failure probability in (0, 1).")
-@click.option("--samples", "n_samples", required=True, type=int, help="Number of samples m.")
-@click.option("--alphabet", "alphabet_size", required=True, type=int, help="Alphabet size N.")
+@click.option("--n-samples", required=True, type=int,
+              help="Number of samples m the prior will be estimated from.")
+@click.option("--alphabet-size", required=True, type=int,
+              help="Alphabet size N: the number of values the data can take.")
 @click.option(
     "--prior-estimate",
     default=None,
@@ -30,14 +32,14 @@ def calibrate_command(
 ) -> None:
     """The eps to design for so that a mechanism is (TARGET-EPS, DELTA)-PML.
 
-    The prior is estimated from SAMPLES records; the true prior lies in the l1 ball of radius
+    The prior is estimated from N-SAMPLES records; the true prior lies in the l1 ball of radius
     beta*(delta) (eq. (7) of 003) with probability >= 1 - delta. A mechanism that is
     design-eps-PML for the estimate is then target-eps-PML for the true prior: design eps by
     eq. (13) of 003, or by Theorem 4's first-region bound when --prior-estimate is given and that
     is larger. Exits with code 2 and an explanation (including the number of samples needed)
     when the target cannot be met.
 
-    Example: pmldesign calibrate --target-eps 1 --delta 1e-6 --samples 10000 --alphabet 4
+    Example: pmldesign calibrate --target-eps 1 --delta 1e-6 --n-samples 10000 --alphabet-size 4
     """
     estimate = (
         None if prior_estimate is None else _io.parse_vector(prior_estimate, "--prior-estimate")
@@ -51,13 +53,13 @@ def calibrate_command(
     rows = [
         ["target eps", _io.fmt(cal.target_eps)],
         ["delta", f"{cal.delta:.3g}"],
-        ["samples m", str(cal.n_samples)],
-        ["alphabet size N", str(cal.alphabet_size)],
-        ["l1 radius beta*(delta), eq. (7)", _io.fmt(cal.radius)],
+        ["samples the prior is estimated from", str(cal.n_samples)],
+        ["values the data can take", str(cal.alphabet_size)],
+        ["l1 distance the true prior may be from the estimate", _io.fmt(cal.radius)],
         ["design eps", _io.fmt(cal.design_epsilon)],
         ["method", cal.method],
     ]
     if estimate is None:
-        rows.append(["valid if min(prior estimate) >", _io.fmt(cal.radius / 2)])
-    title = "Calibration (003, eqs. (7), (13), Theorem 4)"
+        rows.append(["valid if every estimated probability exceeds", _io.fmt(cal.radius / 2)])
+    title = "The eps to design for with the estimate as the prior"
     _io.console().print(_io.table(title, ["quantity", "value"], rows))

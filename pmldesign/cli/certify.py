@@ -20,7 +20,7 @@ def render_certificate(cert, title: str, mechanism) -> None:
                                 "leakage of the output (nats)"], rows))
     summary = [
         ["PML eps: the largest leakage of any output", _io.fmt(cert.epsilon)],
-        ["privacy region (up to region - 1 zeros per output column)", str(cert.region)],
+        ["privacy region (each output rules out at most region - 1 inputs)", str(cert.region)],
         ["leakage of publishing the raw data", _io.fmt(cert.epsilon_max)],
         ["local-DP eps (no prior assumed)", _io.ldp_cell(cert.ldp_epsilon, mechanism)],
         ["mutual information (nats)", _io.fmt(cert.mutual_information)],
@@ -29,7 +29,7 @@ def render_certificate(cert, title: str, mechanism) -> None:
         summary += [
             ["l1 radius of the set of priors", _io.fmt(cert.radius)],
             ["PML eps for the worst prior of the set", _io.fmt(cert.worst_case_epsilon)],
-            ["bound on the increase over the set", _io.fmt(cert.sensitivity_bound)],
+            ["largest increase of PML eps over the set (bound)", _io.fmt(cert.sensitivity_bound)],
         ]
     elif cert.prior_set is not None:
         summary += [

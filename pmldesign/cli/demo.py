@@ -21,7 +21,7 @@ def demo_command() -> None:
     """A short tour: randomized response under PML, an optimal design, and a comparison."""
     out = _io.console()
     prior = DEMO_PRIOR
-    out.print(f"[bold]pmldesign demo[/bold]: prior P_X = {prior}, k = {len(prior)} symbols\n")
+    out.print(f"[bold]pmldesign demo[/bold]: prior {prior} over {len(prior)} values\n")
     rr = randomized_response(len(prior), DEMO_LDP_EPS)
     cert = certify(rr, prior)
     rows = [
@@ -31,12 +31,12 @@ def demo_command() -> None:
     out.print(
         _io.table(
             f"1. Randomized response, LDP eps = {DEMO_LDP_EPS:g}",
-            ["output", "prior", "PML (nats)"],
+            ["output", "prior of its input", "leakage of the output (nats)"],
             rows,
         )
     )
     out.print(
-        f"PML eps = {cert.epsilon:.4f} nats vs LDP eps = {cert.ldp_epsilon:.4f}: knowing the "
+        f"PML eps = {cert.epsilon:.4f} nats vs local-DP eps = {cert.ldp_epsilon:.4f}: knowing the "
         f"prior, the worst output raises an adversary's gain by at most a factor "
         f"{math.exp(cert.epsilon):.3f}, not the {math.exp(cert.ldp_epsilon):.3f} that LDP assumes."
     )
@@ -45,21 +45,21 @@ def demo_command() -> None:
 
 def _design_and_compare(out, prior, eps: float) -> None:
     """Steps 2 and 3: the optimal mechanism for guessing X at the same PML budget, then the
-    three-way comparison (linear gain G = I: the probability that the output equals the input)."""
+    three-way comparison; the utility is the probability that the output equals the input."""
     gain = np.eye(len(prior))
     result = design(prior, eps, gain=gain)
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
-    columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
     out.print()
-    out.print(_io.table(f"2. Optimal mechanism at the same PML eps = {eps:.4f} (gain G = I)",
-                        columns, rows))
-    out.print(f"Certified PML {result.leakage:.4f} <= eps; probability that Y = X: "
-              f"{result.utility:.4f} (optimal: upper bound {result.upper_bound:.4f}), "
-              f"solved in {result.solve_time:.3f} s.")
+    out.print(_io.mechanism_table(f"2. Optimal mechanism at the same PML eps = {eps:.4f}: the "
+                                  "largest probability that the output equals the input",
+                                  result.mechanism))
+    out.print(f"Certified PML eps {result.leakage:.4f} <= {eps:.4f}; probability that the output "
+              f"equals the input: {result.utility:.4f} (no mechanism can exceed "
+              f"{result.upper_bound:.4f}), solved in {result.solve_time:.3f} s.")
     table = [
-        [c.name, _io.fmt(c.utility, 4), _io.fmt(c.pml_epsilon, 4), _io.fmt(c.ldp_epsilon, 4)]
+        [c.name, _io.fmt(c.utility, 4), _io.fmt(c.pml_epsilon, 4),
+         _io.ldp_cell(c.ldp_epsilon, c.mechanism, 4)]
         for c in compare(prior, eps, gain=gain).contenders
     ]
     out.print()
     out.print(_io.table(f"3. At PML eps = {eps:.4f}: optimal PML vs calibrated RR vs optimal LDP",
-                        ["mechanism", "P(Y = X)", "PML eps", "LDP eps"], table))
+                        ["mechanism", "P(output = input)", "PML eps", "local-DP eps"], table))

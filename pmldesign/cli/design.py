@@ -40,16 +40,18 @@ def _inputs(prior: str, gain: str | None):
 
 
 @click.command("design")
-@click.option("--prior", default=None, help="Prior (or estimate P^): comma-separated or a file.")
+@click.option("--prior", default=None,
+              help="Prior, comma-separated or a file; with --radius the centre of the set of "
+                   "priors (e.g. an estimate).")
 @click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=float,
-              help="l1 radius beta: eps-PML for every prior within beta of --prior.")
+              help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
-                   "(--prior, optional, is the reference; needs --gain).")
+                   "(--prior, optional, is the reference; mutual information: small N only).")
 @click.option("--lower", default=None,
               help="Per-symbol lower bounds (comma-separated or a file): eps-PML for every "
-                   "prior above them (needs --gain).")
+                   "prior above them (mutual information: N <= 17).")
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
                    "(strings, categories): estimate the prior (instead of --prior).")
@@ -60,7 +62,7 @@ def _inputs(prior: str, gain: str | None):
               help="With --samples: the eps of the (eps, delta)-PML target.")
 @click.option("--delta", default=None, type=float,
               help="With --samples: failure probability of the (eps, delta)-PML target.")
-@click.option("--alphabet", default=None, type=int,
+@click.option("--alphabet-size", default=None, type=int,
               help="With --samples: alphabet size N (default: largest symbol + 1).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
@@ -70,13 +72,13 @@ def _inputs(prior: str, gain: str | None):
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
-                   target_eps, delta, alphabet,
+                   target_eps, delta, alphabet_size,
                    gain, utility, time_limit, output, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
 
-    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 --gain G.csv, or
+    Set of priors: pmldesign design --vertices priors.csv --eps 0.5 [--gain G.csv], or
     --lower 0.3,0.1,0.1,0.1 (every prior above the bounds) instead of --vertices.
 
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
@@ -90,7 +92,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
                                    "and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
-        _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+        _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                              utility, time_limit, output, as_json)
         return
     if column is not None or categories is not None:
@@ -105,8 +107,11 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
-    _save(result.mechanism, output)
     summary = _summary(result, _utility_name(utility, matrix))
+    _save(result.mechanism, output, None if prior_set is not None else {
+        "eps": result.leakage, "delta": 0.0, "radius": radius or None,
+        "prior": tuple(float(p) for p in target), "utility": summary["utility"],
+        "method": result.method})
     if as_json:
         where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
         _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
@@ -125,7 +130,7 @@ def _summary(result, utility: str) -> dict:
         "upper_bound": result.upper_bound,
         "gap": result.gap,
         "exact": result.exact,
-        "certified_leakage": result.leakage,
+        "pml_epsilon": result.leakage,
         "method": result.method,
         "status": result.status,
         "solve_time": result.solve_time,
@@ -138,25 +143,27 @@ _LABELS = {
     "upper_bound": "upper bound on the best possible utility",
     "gap": "gap to the upper bound",
     "exact": "proven optimal",
-    "certified_leakage": "certified PML eps of the mechanism (nats)",
+    "pml_epsilon": "certified PML eps of the mechanism (nats)",
     "method": "method",
     "solve_time": "solve time (s)",
     "repair_mixing": "weight mixed with a safe mechanism to certify it",
 }
 
 
-def _save(mechanism, output: str | None) -> None:
+def _save(mechanism, output: str | None, guarantee: dict | None = None) -> None:
+    """Write the mechanism to ``output`` (if given); a matrix gets ``guarantee`` (what it was
+    certified for, so ``certify FILE.json`` can re-check it without --prior)."""
     if output:
         from ..mechanism import Mechanism
 
-        (mechanism if isinstance(mechanism, Mechanism) else Mechanism(mechanism)).save(output)
+        if not isinstance(mechanism, Mechanism):
+            mechanism = Mechanism(mechanism, guarantee=guarantee)
+        mechanism.save(output)
 
 
 def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
     out = _io.console()
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(result.mechanism)]
-    columns = ["", *[f"y{j}" for j in range(result.mechanism.shape[1])]]
-    out.print(_io.table(title, columns, rows))
+    out.print(_io.mechanism_table(title, result.mechanism))
     cells = [[words, _cell(summary["utility_value"])]]
     cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
@@ -164,13 +171,13 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
         out.print(f"mechanism written to {output}")
 
 
-def _design_from_samples(samples, column, categories, target_eps, delta, alphabet, gain,
+def _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                          utility, time_limit, output, as_json) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
     from ..release import design_from_samples
     from . import _table
 
-    data, labels = _table.read_samples(samples, column, categories, alphabet)
+    data, labels = _table.read_samples(samples, column, categories, alphabet_size)
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
@@ -195,10 +202,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
                                                          strict=True))
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
               f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
-    rows = [[str(x), *(_io.fmt(v, 4) for v in row)]
-            for x, row in zip(mechanism.inputs, mechanism.matrix, strict=True)]
-    columns = ["", *[str(y) for y in mechanism.outputs]]
-    out.print(_io.table("Optimal mechanism for every prior within that distance", columns, rows))
+    out.print(_io.mechanism_table("Optimal mechanism for every prior within that distance",
+                                  mechanism.matrix, mechanism.inputs, mechanism.outputs))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")

@@ -8,7 +8,7 @@ import click
 import numpy as np
 
 from .._errors import InvalidInputError
-from . import _io
+from . import _io, _options
 
 #: Workload families of ``--workload NAME:SIZE``; "range" takes ``MxK`` (m queries, k classes).
 _FAMILIES = ("haar", "identity", "prefix", "allrange", "range")
@@ -19,7 +19,9 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
     from .. import linear
 
     if Path(spec).is_file():
-        return _io.load_matrix(spec, "--workload")
+        from ..linear.bounds import as_workload
+
+        return as_workload(_io.load_matrix(spec, "--workload"), "--workload")
     name, _, size = spec.partition(":")
     if name not in _FAMILIES or not size:
         raise InvalidInputError(
@@ -47,8 +49,8 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
 
 #: The rows of the table: JSON key and label. Theorem 2 of 000 is not offered: it under-reports
 #: the leakage (docs/erratum-theorem2.md).
-_BOUNDS = (("dp", "eps_DP (eq. 4 of 000)"),
-           ("corollary1", "PML worst case (eq. 7 of 000)"))
+_BOUNDS = (("dp", "DP eps (any data)"),
+           ("corollary1", "PML eps (worst data, class shares >= alpha)"))
 
 
 def _bounds_at(workload: np.ndarray, b: float, alpha: float) -> dict:
@@ -77,14 +79,15 @@ def _scales_for(workload: np.ndarray, eps: float, alpha: float) -> dict:
               help="Lower bound on every class probability, in [0, 1/k].")
 @click.option("--b", "scale", type=float, default=None, help="Laplace scale: report the bounds.")
 @click.option("--eps", type=float, default=None,
-              help="Target eps (nats): report the noise scale each bound needs.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of range:MxK.")
+              help="eps to meet (nats): report the noise scale each guarantee needs.")
+@_options.seed_option("Seed of the random range queries of range:MxK.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | None, seed: int,
                     as_json: bool) -> None:
     """Leakage of the Laplace mechanism answering a query workload (000, 002).
 
-    With --b: eps_DP (eq. 4 of 000) and the worst-case PML about a record over Q_alpha
+    With --b: the DP eps (eq. 4 of 000) and the worst-case PML about a record over all data
+    whose class shares are all at least alpha
     (eq. 7 of 000: exact for one record, an upper bound for any number of records; every value
     rounded up). With --eps: the smallest noise scale each needs, and the noise saved relative
     to DP. (Theorem 2 of 000 under-reports the leakage and is not used.)
@@ -122,12 +125,14 @@ def _render(data: dict, at_scale: bool) -> None:
             f"alpha = {data['alpha']:g}"
     if at_scale:
         rows = [[label, _io.fmt(data[key])] for key, label in _BOUNDS]
-        _io.console().print(_io.table(f"{title}, b = {data['b']:g}", ["bound", "eps (nats)"], rows))
+        _io.console().print(_io.table(f"{title}, Laplace noise scale {data['b']:g}",
+                                      ["guarantee", "eps (nats)"], rows))
         return
     rows = [
         [label, _io.fmt(data[f"b_{key}"]),
          "-" if key == "dp" else f"{100.0 * data[f'saved_{key}']:.2f}%"]
         for key, label in _BOUNDS
     ]
-    _io.console().print(_io.table(f"{title}, target eps = {data['eps']:g}",
-                                  ["bound", "noise scale b", "noise saved vs DP"], rows))
+    _io.console().print(_io.table(f"{title}, eps = {data['eps']:g}",
+                                  ["guarantee", "Laplace noise scale needed",
+                                   "noise saved vs DP"], rows))

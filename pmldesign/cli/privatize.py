@@ -6,7 +6,7 @@ import contextlib
 
 import click
 
-from . import _io, _table
+from . import _io, _options, _table
 
 
 @contextlib.contextmanager
@@ -27,8 +27,9 @@ def dask_workers(engine: str, workers: int | None):
 @click.option("--column", default=None, help="Column to privatise (default: the only one).")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="Mechanism file: .json (labelled, from design -o mech.json), .csv or .npy.")
-@click.option("--seed", default=None, type=int, help="Seed: the same seed gives the same output.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@_options.seed_option("Seed: the same seed gives the same output (default: fresh randomness "
+                      "on every run).", default=None)
+@click.option("-o", "--output", required=True, type=_options.OutputFile(),
               help="Output table (.csv or .parquet); written only if every value is valid.")
 @click.option("--engine", default="pandas", show_default=True, type=_table.ENGINES,
               help="dask: stream files larger than memory, partition by partition.")

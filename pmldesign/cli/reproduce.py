@@ -7,30 +7,28 @@ from pathlib import Path
 
 import click
 
-from . import _io
+from . import _io, _options
 
 
-def _rich_track(iterable: Iterable, total: int | None = None, description: str = "") -> Iterable:
-    """A progress bar on stderr for a long loop of a figure's computation."""
-    from rich.console import Console
-    from rich.progress import track
-
-    return track(iterable, total=total, description=description or "working",
-                 console=Console(stderr=True), transient=True)
+def _track(iterable: Iterable, total: int | None = None, description: str = "") -> Iterable:
+    """A progress bar on stderr for a long loop of a figure's computation (not with --quiet)."""
+    return _io.progress(iterable, description, total)
 
 
 @click.command("reproduce")
 @click.argument("figure_id", required=False)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="figures",
-              show_default=True, help="Directory for ID.png and ID.csv.")
+@_options.output_option("Directory for ID.png and ID.csv (created if missing).",
+                        directory="figures")
+@_options.seed_option("Seed of the random draws (default: each figure's own seed, the one its "
+                      "published CSV and PNG were made with).", default=None)
 @click.option("--quick", is_flag=True, help="Reduced run (fewer repetitions, coarser grids).")
 @click.option("--list", "list_only", is_flag=True, help="List the figure ids and exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the written files as JSON.")
-def reproduce_command(figure_id: str | None, out_dir: str, quick: bool, list_only: bool,
-                      as_json: bool) -> None:
-    """Reproduce FIGURE_ID (or 'all') of the papers into --out as PNG and CSV.
+def reproduce_command(figure_id: str | None, output: str, seed: int | None, quick: bool,
+                      list_only: bool, as_json: bool) -> None:
+    """Reproduce FIGURE_ID (or 'all') of the papers into the --output directory as PNG and CSV.
 
-    Example: pmldesign reproduce linear-fig1 --out figures --quick
+    Example: pmldesign reproduce linear-fig1 -o figures --quick
     """
     from ..experiments import figures, run_figure
 
@@ -46,7 +44,8 @@ def reproduce_command(figure_id: str | None, out_dir: str, quick: bool, list_onl
     ids = list(known) if figure_id == "all" else [figure_id]
     written = {}
     for fid in ids:
-        csv_path, png_path = run_figure(fid, Path(out_dir), quick=quick, track=_rich_track)
+        csv_path, png_path = run_figure(fid, Path(output), quick=quick, track=_track,
+                                        seed=seed)
         written[fid] = {"csv": str(csv_path), "png": str(png_path)}
         if not as_json:
             _io.console().print(f"{fid}: wrote {png_path} and {csv_path}")

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import click
 
+from .._errors import InvalidInputError
 from ..certification import certify
 from ..design import randomized_response
 from . import _io
 from .certify import render_certificate
+
+#: Largest k whose k x k matrix ``--json`` writes (a million numbers, a few seconds).
+MAX_JSON_K = 1000
 
 
 @click.command("rr")
@@ -20,6 +24,12 @@ def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:
 
     Example: pmldesign rr 4 --eps 1 --prior 0.4,0.2,0.2,0.2
     """
+    if as_json and k > MAX_JSON_K:
+        raise InvalidInputError(
+            f"k: at most {MAX_JSON_K} with --json (the k x k matrix is written out: k = {k} "
+            f"would be {k * k:,} numbers); the matrix is e^eps / (e^eps + k - 1) on the diagonal "
+            "and 1 / (e^eps + k - 1) elsewhere"
+        )
     matrix = randomized_response(k, eps)
     data: dict = {"k": k, "eps": eps, "mechanism": matrix}
     cert = None if prior is None else certify(matrix, _io.parse_vector(prior, "--prior"))
@@ -29,8 +39,6 @@ def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:
         _io.print_json(data, "rr")
         return
     out = _io.console()
-    rows = [[f"x{i}", *(_io.fmt(v, 4) for v in row)] for i, row in enumerate(matrix)]
-    columns = ["", *[f"y{j}" for j in range(k)]]
-    out.print(_io.table(f"{k}-ary randomized response, eps = {eps:g}", columns, rows))
+    out.print(_io.mechanism_table(f"{k}-ary randomized response, local-DP eps = {eps:g}", matrix))
     if cert is not None:
         render_certificate(cert, "PML for the given prior", matrix)

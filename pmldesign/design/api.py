@@ -122,11 +122,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
-    prior or a ball is one sparse LP or column generation (:mod:`.linear_gain`), on a vertex or
-    box set the compact LP of :mod:`.set_lp`; mutual information uses the column-generation
-    engine :mod:`.mutual_information` (docs/extremal.md
-    Sec. 4). The solver output is cleaned, repaired
-    and re-certified over the whole set (:mod:`.repair`).
+    prior or a ball runs output generation (:mod:`.linear_gain`), on a vertex or box set the
+    compact LP of :mod:`.set_lp`; mutual information runs column generation over lift vectors
+    (:mod:`.mutual_information`, docs/extremal.md Sec. 4; on a vertex or box set over the
+    enumerated vertices of :mod:`.set_vertices`); both searches share the core of
+    :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
+    (:mod:`.repair`).
 
     Parameters
     ----------
@@ -138,8 +139,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
-        ``None``: "linear" if ``gain`` is given, else "mutual_information". A vertex or box
-        set (not a single prior) needs a linear gain.
+        ``None``: "linear" if ``gain`` is given, else "mutual_information". Mutual information
+        over a vertex or box set enumerates lift vectors (small N, see
+        :func:`.maximize_mutual_information`).
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
@@ -182,13 +184,10 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     if prior_set.is_point:
         point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
         return _solve(point, eps, 0.0, False, gain, time_limit)
-    if gain is None:
-        raise InvalidInputError(
-            f"utility: mutual information over a {prior_set.kind} set of priors is not "
-            "supported; pass gain=G for a linear gain, or use a prior or PriorSet.ball"
-        )
     start = time.perf_counter()
     reference = prior_set.reference
+    if gain is None:
+        return _mutual_information_over_set(prior_set, eps, time_limit, start)
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
@@ -206,6 +205,26 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         leakage=final.leakage,
         repair=final.mixing,
         status="optimal" if exact else "stalled",
+    )
+
+
+def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: float | None,
+                                 start: float) -> DesignResult:
+    """Mutual information over a vertex or box set (:mod:`.set_vertices`), finalised and
+    certified over the whole set."""
+    from .search.mutual_information import maximize_mutual_information
+
+    reference = prior_set.reference
+    found = maximize_mutual_information(prior_set, eps, time_limit=time_limit)
+    final = finalize(found.mechanism, reference, eps, prior_set=prior_set)
+    value = utility_value(final.mechanism, reference, None)
+    bound = max(found.upper_bound, value)
+    exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))
+    return DesignResult(
+        mechanism=final.mechanism, utility=value, upper_bound=bound, method=found.method,
+        solve_time=time.perf_counter() - start, exact=exact, leakage=final.leakage,
+        repair=final.mixing,
+        status="optimal" if exact else ("stalled" if found.status == "optimal" else found.status),
     )
 
 

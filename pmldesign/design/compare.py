@@ -71,8 +71,8 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
     With ``radius`` beta > 0 the PML mechanisms are eps-PML for every prior within l1 distance
     beta of ``prior`` (Proposition 2 of 003) and ``pml_epsilon`` is the worst case over that
     ball (Definition 5 of 003); utilities are measured under ``prior``. ``prior`` may be a
-    :class:`~pmldesign.uncertainty.PriorSet` (utilities under its ``reference``, the optimal
-    PML mechanism needs a linear gain unless it is a ball).
+    :class:`~pmldesign.uncertainty.PriorSet` (utilities under its ``reference``; mutual
+    information over a vertex or box set is exact for small N only, see :func:`.design`).
 
     Examples
     --------

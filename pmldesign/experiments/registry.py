@@ -1,8 +1,10 @@
-"""Registry of reproducible figures: ``pmldesign reproduce ID --out DIR`` runs one of these.
+"""Registry of reproducible figures: ``pmldesign reproduce ID -o DIR`` runs one of these.
 
 Each figure module in this package defines ``FIGURES``, a list of :class:`Figure`. A figure's
 ``compute(quick, track)`` returns long-format rows (a list of dicts with the same keys) using
-only the package's public functions; ``plot(rows, path)`` draws them with matplotlib.
+only the package's public functions; ``plot(rows, path)`` draws them with matplotlib. A figure
+that draws random numbers has a ``seed`` (the one its published CSV and PNG were made with) and
+its ``compute`` takes ``seed=`` to draw with another.
 ``track(iterable, total=None, description="")`` wraps long loops for a progress bar.
 """
 
@@ -36,8 +38,10 @@ class Figure:
     id: str
     title: str
     source: str
-    compute: Callable[[bool, Track], Rows]
+    compute: Callable[..., Rows]
     plot: Callable[[Rows, Path], None]
+    #: Seed of the figure's random draws (None: the figure draws none).
+    seed: int | None = None
 
 
 def no_progress(iterable: Iterable, total: int | None = None, description: str = "") -> Iterable:
@@ -74,14 +78,20 @@ def write_csv(rows: Rows, path: Path) -> None:
         writer.writerows(rows)
 
 
-def run_figure(figure_id: str, out: Path, quick: bool = False, track: Track = no_progress):
-    """Compute a figure and write ``out/ID.csv`` and ``out/ID.png``; returns the two paths."""
+def run_figure(figure_id: str, out: Path, quick: bool = False, track: Track = no_progress,
+               seed: int | None = None):
+    """Compute a figure and write ``out/ID.csv`` and ``out/ID.png``; returns the two paths.
+
+    ``seed`` replaces the figure's own seed for its random draws (a figure without random
+    draws does not use it); None keeps the figure's seed, so the output matches the published
+    one."""
     import matplotlib
 
     matplotlib.use("Agg")
     figure = get_figure(figure_id)
     out.mkdir(parents=True, exist_ok=True)
-    rows = figure.compute(quick, track)
+    redraw = seed is not None and figure.seed is not None
+    rows = figure.compute(quick, track, seed=seed) if redraw else figure.compute(quick, track)
     csv_path, png_path = out / f"{figure.id}.csv", out / f"{figure.id}.png"
     write_csv(rows, csv_path)
     figure.plot(rows, png_path)

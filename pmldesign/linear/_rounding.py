@@ -42,9 +42,14 @@ def add_up(value: float, error: float) -> float:
 
 
 def div_up(numerator: float, denominator: float) -> float:
-    """The smallest float >= ``numerator / denominator`` (exact check in rationals)."""
+    """The smallest float >= ``numerator / denominator`` (exact check in rationals); ``inf``
+    when the quotient exceeds the largest float (a subnormal denominator).
+
+    >>> div_up(1.0, 3.0) > 1 / 3, div_up(1.0, 1e-320)
+    (True, inf)
+    """
     quotient = numerator / denominator
-    if Fraction(quotient) < Fraction(numerator) / Fraction(denominator):
+    if math.isfinite(quotient) and Fraction(quotient) < Fraction(numerator) / Fraction(denominator):
         quotient = math.nextafter(quotient, math.inf)
     return quotient
 

@@ -14,6 +14,7 @@ returned b is verified and the float just below it is not feasible.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -88,7 +89,14 @@ def noise_scale(workload, eps: float, alpha: float, bound: str = "corollary1",
     rho = distance_error(matrix)
     if float(distances.max()) == 0.0:
         return 0.0
-    dp_scale = div_up(sensitivity_upper(distances, rho), target)
+    sensitivity = sensitivity_upper(distances, rho)
+    dp_scale = div_up(sensitivity, target)
+    if math.isinf(dp_scale):
+        raise InvalidInputError(
+            f"eps: {target:.3g} needs a noise scale (sensitivity / eps, sensitivity "
+            f"{sensitivity:.6g}) beyond the largest float; use eps >= "
+            f"{sensitivity / sys.float_info.max:.3g}"
+        )
     if bound == "dp" or weight == 0.0:
         return dp_scale  # alpha = 0: eq. (7) is eps_DP (Remark 2 (iii) of 000)
     if target >= noiseless_threshold(weight):

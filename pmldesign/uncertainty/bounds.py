@@ -9,6 +9,7 @@ case, the smallest prior probability: no mechanism is needed.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from .._errors import InvalidInputError
 from .._validation import as_int, as_nonnegative, as_open_probability, as_positive, as_prior
@@ -76,7 +77,24 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     first_region = eps < _region_thresholds(vector)[1]
     if first_region and not general:
         return -math.log1p(-0.5 * beta * math.expm1(eps) / p_min)
-    return -math.log1p(-0.5 * beta * math.exp(eps))
+    return -math.log1p(-scaled_exp(0.5 * beta, eps))
+
+
+def scaled_exp(scale: float, eps: float) -> float:
+    """``scale * e^eps`` for ``scale >= 0``; ``inf`` when it exceeds the float range (where
+    ``math.exp`` would raise OverflowError, eps > 709), 0 when ``scale`` is 0.
+
+    >>> scaled_exp(0.5, 1.0) == 0.5 * math.e, scaled_exp(1e-300, 1e308)
+    (True, inf)
+    >>> round(scaled_exp(1e-300, 720.0) / (1e-300 * math.exp(360.0) * math.exp(360.0)), 9)
+    1.0
+    """
+    if eps < 709.0:
+        return scale * math.exp(eps)
+    if scale == 0.0:
+        return 0.0
+    log_value = math.log(scale) + eps
+    return math.inf if log_value >= 709.0 else math.exp(log_value)
 
 
 def epsilon_after_estimation(design_eps: float, radius: float) -> float:
@@ -96,7 +114,7 @@ def epsilon_after_estimation(design_eps: float, radius: float) -> float:
     """
     eps = as_nonnegative(design_eps, "design_eps")
     beta = as_nonnegative(radius, "radius")
-    shrink = 0.5 * beta * math.exp(eps)
+    shrink = scaled_exp(0.5 * beta, eps)
     if shrink >= 1.0:
         return math.inf
     return eps - math.log1p(-shrink)
@@ -157,8 +175,17 @@ def min_samples(limit: float, log_term: float, strict: bool = False) -> int:
 
     ``log_term = log(2^N - 2) - log delta``. The closed form ``2 log_term / limit^2`` is rounded
     and then checked against eq. (7) itself, so the last ulp of rounding cannot break the bound.
+    When the closed form leaves the float range (a subnormal ``limit``: eps near 0), it is
+    evaluated exactly in rationals instead.
+
+    >>> 10**639 < min_samples(2e-320, 1.0) < 10**640  # 2 / (2e-320)^2 = 5e639: beyond floats
+    True
     """
-    count = max(1, math.ceil(2.0 * log_term / (limit * limit)))
+    quotient = 2.0 * log_term / (limit * limit) if limit * limit > 0 else math.inf
+    if not math.isfinite(quotient):
+        exact = Fraction(2.0 * log_term) / Fraction(limit) ** 2
+        return max(1, math.floor(exact) + 1 if strict else math.ceil(exact))
+    count = max(1, math.ceil(quotient))
     while _too_wide(math.sqrt(2.0 / count * log_term), limit, strict):
         count += 1
     return count

@@ -195,7 +195,10 @@ def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool =
 
 
 def _general_design(target: float, beta: float) -> float:
-    """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8)."""
+    """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8); as
+    ``-log(e^-T + beta/2)`` where ``e^T`` overflows."""
+    if target > 700.0:
+        return -math.log(math.exp(-target) + 0.5 * beta)
     return target - math.log1p(0.5 * beta * math.exp(target))
 
 
@@ -206,22 +209,30 @@ def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> fl
     privacy region (Definition 4 of 003), where the k = 1 bound does not apply.
     """
     p_min = float(estimate.min())
-    design = target + math.log(2.0 * p_min + beta) - math.log(2.0 * p_min + beta * math.exp(target))
+    if target > 700.0:  # the same with e^T factored out of the last log (it would overflow)
+        design = math.log(2.0 * p_min + beta) - math.log(2.0 * p_min * math.exp(-target) + beta)
+    else:
+        design = (target + math.log(2.0 * p_min + beta)
+                  - math.log(2.0 * p_min + beta * math.exp(target)))
     return design if design < _region_thresholds(estimate)[1] else None
 
 
 def _explain(target: float, beta: float, delta: float, size: int, estimate) -> str:
     """Why no positive design eps exists, with the number of samples that would suffice."""
     log_term = log_subset_count(size) - math.log(delta)
-    limits = {"eq. (13) of 003 gives a design eps > 0 only for": 2.0 * -math.expm1(-target)}
+    limits = {"a positive eps to design for (eq. (13) of 003) needs a distance":
+              2.0 * -math.expm1(-target)}
     if estimate is not None:
-        limits["the ball must stay in the simplex (Proposition 2 of 003):"] = 2 * estimate.min()
+        limits["every prior that close must be a distribution (Proposition 2 of 003, the ball "
+               "stays in the simplex): distance"] = 2 * estimate.min()
     rules = "; ".join(
-        f"{rule} radius < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
+        f"{rule} < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
     )
     needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
     same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
     return (
-        f"the l1 radius beta*(delta) = {beta:.6g} is too large: {rules}; at least {needed} "
-        f"samples are needed for delta = {delta:.3g} and N = {size}{same}"
+        f"the true prior may be as far as l1 distance {beta:.6g} from its estimate "
+        f"(beta*(delta), eq. (7) of 003), too far: {rules}; at least "
+        f"{needed if needed < 10**15 else f'about 10^{len(str(needed)) - 1}'} "
+        f"samples are needed for delta = {delta:.3g} and {size} values{same}"
     )

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,11 @@ from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
 from ...uncertainty.ball import as_radius
+from ...uncertainty.prior_set import PriorSet, as_prior_set
+from ..math.feasible import FeasibleSet
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility
+from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
 #: Seconds allowed when ``time_limit=None``.
@@ -94,15 +98,19 @@ class MIResult(Result):
         return self.upper_bound - self.utility
 
 
-def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float = 0.0,
+def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
                                 ldp: bool = False,
                                 time_limit: float | None = None) -> MIResult:
-    """Mechanism maximising I(X; Y) under eps-PML (known or l1-uncertain prior) or eps-LDP.
+    """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
 
     Parameters
     ----------
-    prior : (N,) array_like
-        The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support.
+    prior : (N,) array_like or PriorSet
+        The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
+        :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
+        1 of 003), I(X; Y) under its ``reference``; a vertex or box set enumerates the vertices
+        of its lift polytope (:mod:`.set_vertices`), so N is limited (about 17 for a box, fewer
+        the more vertices: InvalidInputError beyond).
     eps : float
         Privacy budget, ``>= 0``.
     radius : float, optional
@@ -126,17 +134,36 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
     >>> round(r.utility, 10), r.exact
     (0.0268223106, True)
+
+    Over every prior above (0.2, 0.3, 0.1), I(X; Y) under the reference (0.333.., 0.433..,
+    0.233..): below the known-reference optimum, since the mechanism must suit the whole box.
+
+    >>> S = PriorSet.box([0.2, 0.3, 0.1])
+    >>> r = maximize_mutual_information(S, 0.5)
+    >>> r.exact, r.utility < maximize_mutual_information(S.reference, 0.5).utility
+    (True, True)
     """
-    vector = as_prior(prior)
+    start = time.monotonic()
     eps = as_nonnegative(eps, "eps")
-    beta = as_radius(radius, vector)
     limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
+    if isinstance(prior, PriorSet):
+        prior_set = as_prior_set(prior, radius)
+        if ldp or prior_set.kind == "ball" or prior_set.is_point:
+            point = prior_set.reference if ldp or prior_set.kind == "ball" else (
+                prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower)
+            beta = 0.0 if ldp else (prior_set.radius or 0.0)
+            return maximize_mutual_information(point, eps, radius=beta, ldp=ldp,
+                                               time_limit=time_limit)
+        return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
+    vector = as_prior(prior)
+    beta = as_radius(radius, vector)
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
         )
     if ldp and eps > _MAX_LDP_EPS:
-        raise InvalidInputError(f"eps: must be <= {_MAX_LDP_EPS:g} with ldp=True, got {eps:.6g}")
+        raise InvalidInputError(f"eps: a local-DP design needs eps <= {_MAX_LDP_EPS:g} (e^eps "
+                                f"must be a finite float), got {eps:.6g}; use a smaller eps")
     if eps == 0.0:
         return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
@@ -146,6 +173,28 @@ def maximize_mutual_information(prior: np.ndarray, eps: float, *, radius: float 
     # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from
     # the start
     return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
+
+
+def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
+    """Column generation over the enumerated lift vectors of a vertex or box set."""
+    reference = prior_set.reference
+    if eps == 0.0:
+        return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
+                        "closed form: the constant mechanism (eps = 0)", True, 0, 1)
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    size = enumeration_size(reference.size, feasible.a.size)
+    if size > SET_ENUMERATION_LIMIT:
+        raise InvalidInputError(
+            f"prior: mutual information over a {prior_set.kind} set enumerates the vertices of "
+            f"its lift polytope: {size} linear systems for N = {reference.size} and "
+            f"{feasible.a.size} cap rows, at most {SET_ENUMERATION_LIMIT}; use fewer symbols "
+            "or vertices, PriorSet.ball, or a linear gain"
+        )
+    # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
+    owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
+    family = SetFamily(reference, feasible, deadline)
+    return _column_generation(reference, [family], deadline, eps, owner)
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
@@ -165,14 +214,14 @@ def _families(prior: np.ndarray, eps: float, beta: float,
     return [CappedFamily(prior, robust.c_prime), robust]
 
 
-def _method(prior: np.ndarray, families: list) -> str:
+def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
     enumerated = all(f.enumerated for f in families)
     how = "enumeration" if enumerated else "branch and bound"
-    return f"column generation over lift vectors, pricing by {how} (N = {prior.size})"
+    return f"column generation over {owner}lift vectors, pricing by {how} (N = {prior.size})"
 
 
 def _column_generation(prior: np.ndarray, families: list, deadline: float,
-                       ceiling: float) -> MIResult:
+                       ceiling: float, owner: str = "") -> MIResult:
     """Column generation (:mod:`.engine`) over the lift vectors of ``families``: master
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start."""
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
@@ -185,8 +234,8 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
         "stalled" if search.status == "optimal" else search.status)
-    return MIResult(mechanism, utility, upper, _method(prior, families), exact, search.rounds,
-                    master.lifts.shape[0], status)
+    return MIResult(mechanism, utility, upper, _method(prior, families, owner), exact,
+                    search.rounds, master.lifts.shape[0], status)
 
 
 class _LiftMaster:
