@@ -118,10 +118,16 @@ def compare_log(ratio, value: float) -> int:
 
 
 def exact_log(ratio) -> float:
-    """``log(ratio)`` as a float to a few ulps (for reports, not for decisions)."""
+    """``log(ratio)`` as a float to a few ulps (for reports and tightness checks, not for
+    decisions): ``log1p`` of the exact ``ratio - 1`` near 1, where a difference of logarithms
+    would cancel."""
     if ratio == INF:
         return INF
-    return math.log(ratio.numerator) - math.log(ratio.denominator)
+    if Fraction(1, 2) <= ratio <= 2:
+        return math.log1p(float(ratio - 1))
+    if Fraction(2.0**-1000) <= ratio <= Fraction(2.0**1000):  # a normal float: one rounding
+        return math.log(float(ratio))
+    return math.log(ratio.numerator) - math.log(ratio.denominator)  # |log| > 693: no cancellation
 
 
 def worst_ratio(ratios: list):

@@ -38,6 +38,8 @@ ENUMERATION_LIMIT = 20
 _TOL = 1e-12
 #: Share of the time left that the cheap pricing may spend improving greedy vertices locally.
 IMPROVE_SHARE = 0.25
+#: Capped and uncapped inputs considered for a swap in the local search.
+SWAP_CANDIDATES = 512
 
 
 def xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -227,15 +229,50 @@ class CappedFamily:
         return column
 
     def initial(self) -> np.ndarray:
-        """A few vertices to seed the master LP: the greedy fill in order of decreasing P."""
+        """Seeds for the master LP: the greedy fill in order of decreasing P and, without a lower
+        level, the columns of a deterministic merge (:meth:`merge`), a feasible mechanism on
+        their own, so the master has a good solution from its first round at any N."""
         order = np.argsort(-self.prior, kind="stable")
         load = np.cumsum(self.weight[order])
         k = int(np.searchsorted(load, 1.0 - self.lower - _TOL))
-        if k >= self.n:
-            return np.zeros((0, self.n))
-        members = np.zeros(self.n, bool)
-        members[order[:k]] = True
-        return self.vertex(members, int(order[k]), self.room_left(members))[None, :]
+        seeds = [np.zeros((0, self.n))]
+        if k < self.n:
+            members = np.zeros(self.n, bool)
+            members[order[:k]] = True
+            seeds.append(self.vertex(members, int(order[k]), self.room_left(members))[None, :])
+        if self.lower == 0.0:
+            seeds.append(self.merge())
+        return np.vstack(seeds)
+
+    def merge(self) -> np.ndarray:
+        """Lift vectors ``1_S / P(S)`` of a partition of the inputs into groups of mass at least
+        ``1 / cap`` (then ``1 / P(S) <= cap``: each is in the polytope, and with weights
+        ``P(S)`` they sum to 1, a deterministic mechanism). Inputs in order of decreasing P
+        close a group once it is heavy enough; a light remainder joins the last group.
+
+        Examples
+        --------
+        >>> CappedFamily(np.array([.4, .3, .2, .1]), 4.0).merge()
+        array([[2.5       , 0.        , 0.        , 0.        ],
+               [0.        , 3.33333333, 0.        , 0.        ],
+               [0.        , 0.        , 3.33333333, 3.33333333]])
+        """
+        order = np.argsort(-self.prior, kind="stable")
+        mass = np.cumsum(self.prior[order])
+        group = np.zeros(self.n, int)
+        start, count = 0, 0
+        while start < self.n:
+            # the first end whose group mass reaches 1 / cap (with a margin for rounding)
+            done = mass[start:] - (mass[start - 1] if start else 0.0)
+            end = start + int(np.searchsorted(done * self.cap, 1.0 + 1e-12))
+            if end >= self.n:  # a light remainder joins the previous group
+                group[order[start:]] = max(count - 1, 0)
+                count = max(count, 1)
+                break
+            group[order[start:end + 1]] = count
+            count, start = count + 1, end + 1
+        members = group[None, :] == np.arange(count)[:, None]
+        return members / (members.astype(float) @ self.prior)[:, None]
 
     def room_left(self, members: np.ndarray) -> float:
         """Budget left for the free input once ``members`` sit at the cap."""
@@ -255,18 +292,25 @@ class CappedFamily:
         roots = [(pos, np.zeros(self.n, bool), np.zeros(self.n, bool)) for pos in range(self.n)]
         if exhaustive:
             return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
-        nodes = [search.evaluate(*root) for root in roots]
+        nodes = []
+        for root in roots:  # at large N the roots alone take a while: stop at the deadline
+            if time.monotonic() >= deadline:
+                break
+            nodes.append(search.evaluate(*root))
         bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
+        if len(nodes) < len(roots):  # roots left unseen: no bound
+            bound = math.inf
         starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
                          if keep and node is not None and node.column is not None), reverse=True)
-        # local search from the best greedy vertices first, O(N^2) each, for at most
-        # IMPROVE_SHARE of the time left (always the first); the others keep their greedy vertex
+        # local search from the best greedy vertices first, O(N) each (SWAP_CANDIDATES), for at
+        # most IMPROVE_SHARE of the time left (the first one until the deadline); the others keep
+        # their greedy vertex
         improved = []
         now = time.monotonic()
         stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
         for value, pos in starts:
             column = nodes[pos].column()
-            if improved and time.monotonic() >= stop:
+            if time.monotonic() >= (stop if improved else deadline):
                 improved.append((value, column))
             else:
                 improved.append(search.improve(pos, column))
@@ -319,10 +363,11 @@ class _CappedSearch:
 
     def evaluate(self, pos: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> NodeEval | None:
         """Node with free coordinate ``pos`` (sorted index): exact max of its relaxation."""
-        undecided = ~(fixed_in | fixed_out)
+        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
+        # an input heavier than the room left can never join the capped set: out of the relaxation
+        undecided = ~(fixed_in | fixed_out) & (self.weight <= room + _TOL)
         undecided[pos] = False
         idx = np.flatnonzero(undecided)
-        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
         base = self.start + self.value[fixed_in].sum()
         load = np.concatenate(([0.0], np.cumsum(self.weight[idx])))
         gain = np.concatenate(([0.0], np.cumsum(self.value[idx])))
@@ -369,9 +414,11 @@ class _CappedSearch:
         value = float(self.start + self.value[members].sum()
                       + self._free_term(pos, np.array(budget)))
         for _ in range(rounds):
-            inside = np.flatnonzero(members)
+            # inputs by decreasing value ratio: the worst capped ones and the best others are the
+            # likeliest moves; at most SWAP_CANDIDATES of each keep the work O(N) at large N
+            inside = np.flatnonzero(members)[-SWAP_CANDIDATES:]
             outside = np.flatnonzero(~members)
-            outside = outside[outside != pos]
+            outside = outside[outside != pos][:SWAP_CANDIDATES]
             # rows: drop nothing or one inside input; columns: add nothing or one outside input
             drop_w = np.concatenate(([0.0], self.weight[inside]))
             drop_v = np.concatenate(([0.0], self.value[inside]))

@@ -38,7 +38,7 @@ from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from ..math.feasible import FeasibleSet
 from .engine import Entering, column_generation
-from .lift_pricing import CappedFamily, Priced, lift_utility
+from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
@@ -168,11 +168,12 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
         return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     families = _families(vector, eps, beta, ldp)
-    # the last master LP and the mechanism are built after the deadline: keep a small margin
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
-    # (docs/extremal.md Sec. 3c), for the centre of a ball too: eps is a certified bound from
-    # the start
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit, eps)
+    # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X) (here
+    # outward by 1e-12 relative for the float sum): certified bounds from the start
+    entropy = -float(xlogy(vector, vector).sum()) * (1.0 + 1e-12)
+    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
+                              min(eps, entropy))
 
 
 def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
@@ -234,8 +235,11 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
         "stalled" if search.status == "optimal" else search.status)
-    return MIResult(mechanism, utility, upper, _method(prior, families, owner), exact,
-                    search.rounds, master.lifts.shape[0], status)
+    method = _method(prior, families, owner) + (
+        "; master LP rows off by more than the tolerance: renormalised"
+        if master.renormalised else "")
+    return MIResult(mechanism, utility, upper, method, exact, search.rounds,
+                    master.lifts.shape[0], status)
 
 
 class _LiftMaster:
@@ -249,6 +253,7 @@ class _LiftMaster:
         self.utilities = lift_utility(prior, lifts)
         self.theta = np.zeros(0)
         self.reserve = 0.0
+        self.renormalised = False  # whether :meth:`mechanism` had to renormalise the rows
 
     def add(self, columns: np.ndarray) -> None:
         self.lifts = np.vstack([self.lifts, columns])
@@ -262,7 +267,8 @@ class _LiftMaster:
         return True
 
     def mechanism(self) -> np.ndarray:
-        return _mechanism(self.lifts[: self.theta.size], self.theta)
+        mechanism, self.renormalised = _mechanism(self.lifts[: self.theta.size], self.theta)
+        return mechanism
 
 
 class _LiftPricer:
@@ -330,16 +336,35 @@ def _master(lifts: np.ndarray, utilities: np.ndarray) -> tuple[np.ndarray, np.nd
     return result.x, -result.eqlin.marginals
 
 
-def _mechanism(lifts: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """``P(y_g|x) = theta_g g(x)`` over the support, with ``theta`` re-solved exactly on it."""
+def _mechanism(lifts: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``P(y_g|x) = theta_g g(x)`` over the support, with ``theta`` re-solved exactly on it, and
+    whether the rows had to be renormalised.
+
+    HiGHS meets ``sum theta g = 1`` to its feasibility tolerance, scaled: at extremes (a prior
+    entry of 1e-7, eps = 1e-9) the rows can miss 1 by more than ``SUM_TOLERANCE``. Then the
+    weights are re-solved by non-negative least squares on the support plus the constant column
+    (``lifts[0]``), and if that still misses, each row is divided by its sum: a mechanism whose
+    leakage the finalisation certifies (and repairs) like any other; the certified upper bound
+    holds for any duals, so it is unaffected.
+    """
     support = lifts[theta > 0]
     weights = theta[theta > 0]
     solved = np.linalg.lstsq(support.T, np.ones(support.shape[1]), rcond=None)[0]
     if (solved >= 0).all():
         weights = solved
+    if _row_error(support, weights) > SUM_TOLERANCE:
+        from scipy.optimize import nnls
+
+        support = np.vstack([lifts[:1], support])
+        refined = nnls(support.T, np.ones(support.shape[1]))[0]
+        support, weights = support[refined > 0], refined[refined > 0]
     mechanism = support.T * weights
-    error = float(np.abs(mechanism.sum(axis=1) - 1.0).max())
-    if error > SUM_TOLERANCE:
-        raise SolverError(f"mutual-information master LP returned rows summing to 1 +- {error:.3g}"
-                          f" (tolerance {SUM_TOLERANCE:g}); the LP is badly conditioned")
-    return mechanism
+    renormalised = _row_error(support, weights) > SUM_TOLERANCE
+    if renormalised:
+        mechanism /= mechanism.sum(axis=1, keepdims=True)
+    return mechanism, renormalised
+
+
+def _row_error(support: np.ndarray, weights: np.ndarray) -> float:
+    """Largest distance of a row sum of ``support.T * weights`` from 1."""
+    return float(np.abs(weights @ support - 1.0).max())

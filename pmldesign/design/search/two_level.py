@@ -46,6 +46,15 @@ from .lift_pricing import (
 TWO_LEVEL_ENUMERATION_LIMIT = 20
 #: Boxes covering the robust lift set for the bound beyond that limit.
 ROBUST_BOXES = 8
+#: Largest N seeded with every singleton (randomized response); beyond, grouped seeds.
+SEED_SINGLETONS = 64
+
+
+def _snake(rank: np.ndarray, parts: int) -> np.ndarray:
+    """Group of each input when inputs in order of decreasing P are dealt to ``parts`` groups
+    back and forth (0, 1, ..., parts - 1, parts - 1, ..., 0, ...): balanced masses."""
+    turn = rank % (2 * parts)
+    return np.where(turn < parts, turn, 2 * parts - 1 - turn)
 
 
 class TwoLevelFamily:
@@ -84,8 +93,25 @@ class TwoLevelFamily:
         return np.where(members, high[:, None], low[:, None])
 
     def initial(self) -> np.ndarray:
-        """Seeds for the master LP: the singletons ``S = {x}`` that are feasible."""
-        vectors = self.vectors(np.eye(self.n, dtype=bool))
+        """Seeds for the master LP: the singletons ``S = {x}`` that are feasible (for eps-LDP
+        together the columns of randomized response). Beyond :data:`SEED_SINGLETONS` inputs,
+        whose N dense columns would make the first master LP slow, the groups of balanced
+        partitions into 2, 4, ..., 64 parts instead (the columns of randomized response over
+        the groups: any partition of feasible two-level vectors is a mechanism).
+
+        Examples
+        --------
+        >>> LdpFamily(np.full(100, .01), 1.0).initial().shape  # 2 + 4 + ... + 64 groups
+        (126, 100)
+        """
+        if self.n <= SEED_SINGLETONS:
+            members = np.eye(self.n, dtype=bool)
+        else:
+            rank = np.argsort(np.argsort(-self.prior, kind="stable"))
+            parts = [2**k for k in range(1, 7)]
+            members = np.vstack([_snake(rank, parts_) == np.arange(parts_)[:, None]
+                                 for parts_ in parts])
+        vectors = self.vectors(members)
         return vectors[vectors.min(axis=1) >= 0]
 
     def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
@@ -105,13 +131,20 @@ class TwoLevelFamily:
 
     def _prefixes(self, duals: np.ndarray, floor: float, keep: int) -> np.ndarray:
         """Heuristic: the sets of the k inputs with the smallest ``a_x / P_x`` (min ``a(S)``
-        for their mass), the lower boundary of the zonogon of ``(P(S), a(S))``."""
+        for their mass), the lower boundary of the zonogon of ``(P(S), a(S))``; O(N) memory
+        until the ``keep`` best are built."""
         order = np.argsort(duals / self.prior, kind="stable")
-        members = np.tri(self.n, dtype=bool)[:-1][:, np.argsort(order)]
-        vectors = self.vectors(members)
-        vectors = vectors[vectors.min(axis=1) >= 0]
-        reduced = xlogy(vectors, vectors) @ self.prior - vectors @ duals
-        return top_columns(reduced, lambda idx: vectors[idx], floor, keep, self.n)
+        mass = np.cumsum(self.prior[order])[:-1]
+        low, high = self.levels(mass)
+        reduced = (mass * xlogy(high, high) + (1 - mass) * xlogy(low, low)
+                   - duals.sum() * low - (high - low) * np.cumsum(duals[order])[:-1])
+        reduced[low < 0] = -np.inf
+        rank = np.argsort(order)
+
+        def build(idx: np.ndarray) -> np.ndarray:
+            return self.vectors(rank[None, :] <= idx[:, None])
+
+        return top_columns(reduced, build, floor, keep, self.n)
 
     def _search(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
                 exhaustive: bool) -> Priced:
