@@ -33,7 +33,8 @@ from .engine import Entering, column_generation
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
 #: Outputs added per round, the most violated first: the master starts from the single best
-#: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``, at most ``BATCH``.
+#: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``,
+#: at most ``BATCH``.
 #: Small batches keep the master small (issue 12, measured: at N = 200 batches of 8 end with
 #: 24 / 66 outputs on |x - y| / (x - y)^2 gains, growing batches with 5 / 45, 2-7x faster), and
 #: the growth keeps the number of rounds near logarithmic while few outputs are in.
