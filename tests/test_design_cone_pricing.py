@@ -191,3 +191,53 @@ def test_structured_gains_match_the_compact_lp(mode, gain_name, eps):
     assert ref.upper_bound >= found.value - 1e-12
     assert found.upper_bound - found.value < 1e-9 * max(1.0, abs(found.value))
     assert np.abs(found.mechanism.sum(axis=1) - 1).max() < 1e-8
+
+
+def _family_gain(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The gain families of issue 12 (benchmarks/bench_design_lp.py), written independently."""
+    i = np.arange(n)
+    distance = np.abs(i[:, None] - i[None, :]) / n
+    blocks = i * max(2, round(math.sqrt(n))) // n
+    return {
+        "identity": lambda: np.eye(n),
+        "absolute": lambda: -distance,
+        "squared": lambda: -(distance**2),
+        "block": lambda: 0.5 * (blocks[:, None] == blocks[None, :]) + 0.5 * np.eye(n),
+        "random": lambda: rng.random((n, n)),
+    }[name]()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(2, 16),
+    family=st.sampled_from(["identity", "absolute", "squared", "block", "random"]),
+    mode=st.sampled_from(MODES),
+    skew=st.sampled_from([0.3, 1.0, 5.0]),
+    eps=st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.floats(0.0, 3.0)),
+)
+def test_output_generation_matches_the_compact_lp_on_every_gain_family(
+    seed, n, family, mode, skew, eps
+):
+    """Every gain family, fixed prior / ball / LDP, flat to skewed priors (Dirichlet(skew)):
+    the value of output generation (growing batches from one output) is the compact LP's
+    optimum, and both certified bounds hold."""
+    rng = np.random.default_rng(seed)
+    prior = np.maximum(rng.dirichlet(np.full(n, skew)), 1e-3)
+    prior /= prior.sum()
+    radius = float(rng.uniform(0.0, 1.0)) * prior.min() if mode == "robust" else 0.0
+    weights = prior[:, None] * _family_gain(family, n, rng)
+    target = None if mode == "ldp" else prior
+    ref = solve_compact(weights, target, eps, radius, None)
+    found = solve_linear_gain(weights, target, eps, radius, None)
+    scale = max(1.0, abs(ref.value))
+    assert found.status == "optimal"
+    assert found.value == pytest.approx(ref.value, abs=1e-9 * scale)
+    assert found.upper_bound >= ref.value - 1e-12 * scale
+    assert ref.upper_bound >= found.value - 1e-12 * scale
+    assert found.upper_bound - found.value <= 1e-9 * scale
+    mechanism = found.mechanism
+    assert mechanism.min() >= -1e-12
+    assert np.abs(mechanism.sum(axis=1) - 1).max() < 1e-8
+    # the value is the mechanism's gain
+    assert float((weights * mechanism).sum()) == pytest.approx(found.value, abs=1e-9 * scale)

@@ -32,16 +32,23 @@ from .engine import Entering, column_generation
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
-#: Outputs added per round (the most violated first); the first round takes
-#: ``clip(FIRST_CELLS // N, 2, BATCH)``, so that at large N a first mechanism comes quickly.
+#: Outputs added per round, the most violated first: the master starts from the single best
+#: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``,
+#: at most ``BATCH``.
+#: Small batches keep the master small (issue 12, measured: at N = 200 batches of 8 end with
+#: 24 / 66 outputs on |x - y| / (x - y)^2 gains, growing batches with 5 / 45, 2-7x faster), and
+#: the growth keeps the number of rounds near logarithmic while few outputs are in.
 BATCH = 8
-FIRST_CELLS = 3200
+GROWTH = 0.25
+FIRST = 1
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
 #: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the slowest
 #: earlier round (at least ``PRIMAL_MIN`` seconds; primal simplex can stall on these degenerate
-#: LPs) is re-run with HiGHS's interior point and crossover.
-PRIMAL_STALL = 3.0
+#: LPs) goes on with dual simplex from the basis reached. Measured (issue 12, N = 400, (x - y)^2
+#: gain): a cut-off at 3x made most late rounds fall back (93 s with dual simplex, 238 s with
+#: interior point + crossover), at 10x none did (27 s).
+PRIMAL_STALL = 10.0
 PRIMAL_MIN = 0.5
 class _Restricted:
     """The compact LP restricted to a growing set of outputs (highspy, modified in place): the
@@ -111,18 +118,17 @@ class _Restricted:
             self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
             solver.run()
             solved = solver.getModelStatus() == optimal
-            solver.setOptionValue("presolve", "choose")
             if solved:
                 self.slowest = max(self.slowest, time.perf_counter() - start)
-            else:  # stalled: interior point with crossover (a basis for the next warm start)
-                solver.setOptionValue("solver", "ipm")
+            else:  # stalled: dual simplex from the basis reached (no presolve)
+                solver.setOptionValue("simplex_strategy", 1)
         if not solved and time.perf_counter() < end:
             self._limit(end - time.perf_counter())
             solver.run()
             solved = solver.getModelStatus() == optimal
             if not self.rounds:
                 self.slowest = time.perf_counter() - start
-        solver.setOptionValue("solver", "simplex")
+        solver.setOptionValue("presolve", "choose")
         self.rounds += 1
         if not solved:
             if (solver.getModelStatus() == self.highspy.HighsModelStatus.kTimeLimit
@@ -179,8 +185,8 @@ def _bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, con
 
 class _OutputPricer:
     """The :class:`.engine.Pricer` of output generation: exact prices ``h_y`` of every output
-    at the master's duals; entering, the :data:`BATCH` most violated outputs not yet in the
-    master; bound, :func:`_bound`.
+    at the master's duals; entering, the most violated outputs not yet in the master (a batch
+    growing with the master, :data:`GROWTH`); bound, :func:`_bound`.
 
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
@@ -192,14 +198,15 @@ class _OutputPricer:
         clock = time.monotonic()
         prices = _prices(np.zeros(n), weights, cone)  # h_y(0): each output on its own
         self.reserve = time.monotonic() - clock
-        self.first = np.argsort(-prices, kind="stable")[: min(max(FIRST_CELLS // n, 2), BATCH)]
+        self.first = np.argsort(-prices, kind="stable")[:FIRST]
         self.chosen = np.zeros(n, dtype=bool)
         self.chosen[self.first] = True
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         prices = _prices(duals, self.weights, self.cone)
         violated = np.nonzero((prices > GAP * max(1.0, abs(value))) & ~self.chosen)[0]
-        entering = violated[np.argsort(-prices[violated], kind="stable")[:BATCH]]
+        batch = min(BATCH, math.ceil(GROWTH * self.chosen.sum()))
+        entering = violated[np.argsort(-prices[violated], kind="stable")[:batch]]
         self.chosen[entering] = True
         return Entering(entering, _bound(duals, prices, self.weights, self.cone))
 
