@@ -144,7 +144,7 @@ def test_design_from_samples_end_to_end(tmp_path):
     best = comparison["optimal PML"]["utility_value"]
     assert best >= comparison["randomized response"]["utility_value"]
     assert comparison["optimal PML"]["utility_value"] >= comparison["optimal LDP"]["utility_value"]
-    assert comparison["randomized response"]["pml_epsilon"] <= 1.0
+    assert comparison["randomized response"]["epsilon"] <= 1.0
 
 
 def test_design_from_samples_too_few_samples_is_exit_2(tmp_path):

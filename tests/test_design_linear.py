@@ -55,7 +55,7 @@ def test_robust_design_is_optimal_and_certified_on_every_extreme_prior(problem):
     # built in floats carry their own rounding) and the library's outward-rounded worst case
     assert exact_oracle.within(m, prior, eps, radius)
     assert pml.leakage_capacity(m, prior, radius) <= eps or np.all(m == m[0])
-    assert result.leakage <= eps
+    assert result.epsilon <= eps
     best = linear_optimum_literal(prior, eps, radius, gain)
     assert result.utility == pytest.approx(_gain_value(m, prior, gain), abs=1e-12)
     assert result.utility >= best - 1e-9

@@ -92,7 +92,7 @@ def test_large_n_time_limit_returns_a_good_certified_mechanism(kind):
     assert result.upper_bound >= result.utility
     assert result.upper_bound <= eps + 1e-9
     assert not result.exact and result.status == "time limit"
-    assert result.leakage <= eps
+    assert result.epsilon <= eps
 
 
 def test_extreme_prior_eps_radius_no_solver_error():

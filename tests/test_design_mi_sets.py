@@ -90,7 +90,7 @@ def test_mi_over_a_set_is_optimal_and_exactly_feasible_on_every_extreme_point(pr
     assert result.utility <= best + 1e-9
     assert result.upper_bound >= best - 1e-9
     assert result.exact and result.status == "optimal"
-    assert result.leakage <= eps
+    assert result.epsilon <= eps
     assert exactly_feasible(m, exact, eps)
     assert pml.certify(m, prior_set).worst_case_epsilon <= eps
 
@@ -117,7 +117,7 @@ def test_mi_over_a_set_at_and_beyond_epsilon_max():
         assert result.utility == pytest.approx(entropy, abs=1e-9)
         assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)
     zero = pml.design(prior_set, 0.0)
-    assert zero.utility == pytest.approx(0.0, abs=1e-15) and zero.leakage == 0.0
+    assert zero.utility == pytest.approx(0.0, abs=1e-15) and zero.epsilon == 0.0
     assert zero.method.startswith("closed form")
 
 

@@ -58,7 +58,7 @@ def test_set_design_is_optimal_and_exactly_feasible_on_every_extreme_point(probl
     assert result.utility >= best - 1e-8
     assert result.upper_bound >= design_lp_reached(points, exact, eps, weights) - 1e-12
     assert result.upper_bound - result.utility <= 1e-7
-    assert result.leakage <= eps
+    assert result.epsilon <= eps
     # exact over the set: rationals, and the library's own check (repair) at every point
     assert exactly_feasible(m, exact, eps)
     # the library's own fixed-prior check at every given vertex (read as q / sum q, as the
@@ -89,7 +89,7 @@ def test_ball_as_prior_set_designs_exactly_like_the_radius(utility):
     by_set = pml.design(PriorSet.ball(prior, 0.05), 0.7, gain=gain)
     by_radius = pml.design(prior, 0.7, radius=0.05, gain=gain)
     assert np.array_equal(by_set.mechanism, by_radius.mechanism)
-    assert by_set.leakage == by_radius.leakage and by_set.utility == by_radius.utility
+    assert by_set.epsilon == by_radius.epsilon and by_set.utility == by_radius.utility
 
 
 @pytest.mark.parametrize("utility", ["linear", "mutual_information"])
@@ -107,10 +107,10 @@ def test_extreme_budgets():
     prior_set = PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
     # eps = 0: output-independent, leakage 0 for every prior
     zero = pml.design(prior_set, 0.0, gain=np.eye(3))
-    assert np.allclose(zero.mechanism, zero.mechanism[0]) and zero.leakage == 0.0
+    assert np.allclose(zero.mechanism, zero.mechanism[0]) and zero.epsilon == 0.0
     # at epsilon_max of the set (-log 0.2) the identity is feasible: P(Y = X) = 1
     top = pml.design(prior_set, prior_set.epsilon_max, gain=np.eye(3))
-    assert top.utility == pytest.approx(1.0, abs=1e-9) and top.leakage <= prior_set.epsilon_max
+    assert top.utility == pytest.approx(1.0, abs=1e-9) and top.epsilon <= prior_set.epsilon_max
     beyond = pml.design(prior_set, 50.0, gain=np.eye(3))
     assert np.array_equal(beyond.mechanism, np.eye(3))
     # just below: the identity is not feasible
@@ -149,8 +149,8 @@ def test_compare_over_a_set():
     prior_set = PriorSet.box([0.1, 0.2, 0.3])
     result = pml.compare(prior_set, 0.6, gain=np.eye(3))
     for contender in result.contenders:
-        assert contender.pml_epsilon <= 0.6 + 1e-15
-        assert contender.pml_epsilon == pml.certify(contender.mechanism,
+        assert contender.epsilon <= 0.6 + 1e-15
+        assert contender.epsilon == pml.certify(contender.mechanism,
                                                     prior_set).worst_case_epsilon
     assert result.optimal_pml.utility >= result.randomized_response.utility - 1e-12
     assert result.optimal_pml.utility >= result.optimal_ldp.utility - 1e-12
@@ -164,6 +164,6 @@ def test_finalize_repairs_over_a_set():
     raw = np.array([[0.9, 0.1], [0.2, 0.8]])
     eps = 0.95 * pml.certify(raw, prior_set).worst_case_epsilon
     final = repair.finalize(raw, prior_set.reference, eps, prior_set=prior_set)
-    assert final.mixing > 0 and final.leakage <= eps
+    assert final.mixing > 0 and final.epsilon <= eps
     assert exactly_feasible(final.mechanism, exact_vertex_points(vertices), eps)
-    assert math.isclose(final.leakage, eps, rel_tol=1e-6)
+    assert math.isclose(final.epsilon, eps, rel_tol=1e-6)

@@ -63,7 +63,7 @@ assert pml.certify(best.mechanism, prior).epsilon <= eps  # re-certify independe
 
 # %%
 for c in pml.compare(prior, eps).contenders:
-    print(f"{c.name:22s} utility {c.utility:.4f}  PML eps {c.pml_epsilon:.4f}  "
+    print(f"{c.name:22s} utility {c.utility:.4f}  PML eps {c.epsilon:.4f}  "
           f"LDP eps {c.ldp_epsilon:.4f}")
 
 # %% [markdown]

@@ -52,11 +52,11 @@ def _design_and_compare(out, prior, eps: float) -> None:
     out.print(_io.mechanism_table(f"2. Optimal mechanism at the same PML eps = {eps:.4f}: the "
                                   "largest probability that the output equals the input",
                                   result.mechanism))
-    out.print(f"Certified PML eps {result.leakage:.4f} <= {eps:.4f}; probability that the output "
+    out.print(f"Certified PML eps {result.epsilon:.4f} <= {eps:.4f}; probability that the output "
               f"equals the input: {result.utility:.4f} (no mechanism can exceed "
               f"{result.upper_bound:.4f}), solved in {result.solve_time:.3f} s.")
     table = [
-        [c.name, _io.fmt(c.utility, 4), _io.fmt(c.pml_epsilon, 4),
+        [c.name, _io.fmt(c.utility, 4), _io.fmt(c.epsilon, 4),
          _io.ldp_cell(c.ldp_epsilon, c.mechanism, 4)]
         for c in compare(prior, eps, gain=gain).contenders
     ]

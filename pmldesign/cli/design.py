@@ -109,7 +109,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
                     time_limit=time_limit)
     summary = _summary(result, _utility_name(utility, matrix))
     _save(result.mechanism, output, None if prior_set is not None else {
-        "eps": result.leakage, "delta": 0.0, "radius": radius or None,
+        "eps": result.epsilon, "delta": 0.0, "radius": radius or None,
         "prior": tuple(float(p) for p in target), "utility": summary["utility"],
         "method": result.method})
     if as_json:
@@ -130,7 +130,7 @@ def _summary(result, utility: str) -> dict:
         "upper_bound": result.upper_bound,
         "gap": result.gap,
         "exact": result.exact,
-        "pml_epsilon": result.leakage,
+        "epsilon": result.epsilon,
         "method": result.method,
         "status": result.status,
         "solve_time": result.solve_time,
@@ -143,7 +143,7 @@ _LABELS = {
     "upper_bound": "upper bound on the best possible utility",
     "gap": "gap to the upper bound",
     "exact": "proven optimal",
-    "pml_epsilon": "certified PML eps of the mechanism (nats)",
+    "epsilon": "certified PML eps of the mechanism (nats)",
     "method": "method",
     "solve_time": "solve time (s)",
     "repair_mixing": "weight mixed with a safe mechanism to certify it",
@@ -193,7 +193,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
             "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
             "mechanism": mechanism.to_dict(), "guarantee": guarantee, "utility": result.utility,
             "non_identifiable": list(found.non_identifiable),
-            "comparison": {c.name: {"utility_value": c.utility, "pml_epsilon": c.pml_epsilon,
+            "comparison": {c.name: {"utility_value": c.utility, "epsilon": c.epsilon,
                                     "ldp_epsilon": c.ldp_epsilon} for c in result.contenders},
         }, "design")
         return
@@ -241,7 +241,7 @@ def compare_command(prior, eps, gain, utility, time_limit, plot, as_json) -> Non
             "eps": eps,
             "utility": result.utility,
             "mechanisms": {
-                c.name: {"utility_value": c.utility, "pml_epsilon": c.pml_epsilon,
+                c.name: {"utility_value": c.utility, "epsilon": c.epsilon,
                          "ldp_epsilon": c.ldp_epsilon, "mechanism": c.mechanism}
                 for c in result.contenders
             },
@@ -253,7 +253,7 @@ def compare_command(prior, eps, gain, utility, time_limit, plot, as_json) -> Non
 
 
 def _print_contenders(result, gain, title: str, pml_label: str) -> None:
-    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.pml_epsilon),
+    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.epsilon),
              _io.ldp_cell(c.ldp_epsilon, c.mechanism)] for c in result.contenders]
     _io.console().print(_io.table(
         f"{title}: utility = {utility_words(result.utility, gain)}",

@@ -56,9 +56,10 @@ class DesignResult(Result):
         Wall-clock seconds, repair included.
     exact : bool
         Whether the solver proved optimality (zero gap).
-    leakage : float
-        The certified guarantee: PML for the prior, its supremum over the ball (radius > 0) or
-        the prior set, or the LDP epsilon (:func:`design_ldp`); always ``<= eps``.
+    epsilon : float
+        The certified eps (what ``eps`` asked for, as certified): PML for the prior, its
+        supremum over the ball (radius > 0) or the prior set, or the LDP epsilon
+        (:func:`design_ldp`); always ``<= eps``.
     repair : float
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
     status : str
@@ -75,7 +76,7 @@ class DesignResult(Result):
     method: str
     solve_time: float
     exact: bool
-    leakage: float
+    epsilon: float
     repair: float
     status: str = "optimal"
 
@@ -165,7 +166,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.4, 0.6]])
     >>> r = design(S, np.log(1.5), gain=np.eye(2))
-    >>> round(r.utility, 6), bool(r.leakage <= np.log(1.5))
+    >>> round(r.utility, 6), bool(r.epsilon <= np.log(1.5))
     (0.71087, True)
     """
     prior_set = as_prior_set(prior, radius)
@@ -202,7 +203,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
         solve_time=time.perf_counter() - start,
         exact=exact,
-        leakage=final.leakage,
+        epsilon=final.epsilon,
         repair=final.mixing,
         status="optimal" if exact else "stalled",
     )
@@ -222,7 +223,7 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
     exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=final.mechanism, utility=value, upper_bound=bound, method=found.method,
-        solve_time=time.perf_counter() - start, exact=exact, leakage=final.leakage,
+        solve_time=time.perf_counter() - start, exact=exact, epsilon=final.epsilon,
         repair=final.mixing,
         status="optimal" if exact else ("stalled" if found.status == "optimal" else found.status),
     )
@@ -241,7 +242,7 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     Examples
     --------
     >>> r = design_ldp([0.5, 0.5], np.log(3), gain=np.eye(2))
-    >>> round(r.utility, 6), round(r.leakage, 6)  # randomized response, LDP eps log 3
+    >>> round(r.utility, 6), round(r.epsilon, 6)  # randomized response, LDP eps log 3
     (0.75, 1.098612)
     """
     vector = prior.reference if isinstance(prior, PriorSet) else as_prior(prior)
@@ -305,7 +306,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         method=method,
         solve_time=time.perf_counter() - start,
         exact=bool(exact),
-        leakage=final.leakage,
+        epsilon=final.epsilon,
         repair=final.mixing,
         # exact decides: a proved optimum is "optimal" however the search stopped
         status="optimal" if exact else ("stalled" if status == "optimal" else status),

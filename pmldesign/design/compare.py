@@ -30,7 +30,7 @@ class Contender(Result):
     name: str
     mechanism: np.ndarray
     utility: float
-    pml_epsilon: float
+    epsilon: float
     ldp_epsilon: float
 
 
@@ -59,7 +59,7 @@ def _contender(name: str, mechanism: np.ndarray, prior_set: PriorSet, gain) -> C
         name=name,
         mechanism=mechanism,
         utility=utility_value(mechanism, prior_set.reference, gain),
-        pml_epsilon=pml.epsilon if point else pml.worst_case_epsilon,
+        epsilon=pml.epsilon if point else pml.worst_case_epsilon,
         ldp_epsilon=ldp_epsilon(mechanism),
     )
 
@@ -69,7 +69,7 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
     """Utility and guarantees of the three mechanisms at PML budget ``eps``.
 
     With ``radius`` beta > 0 the PML mechanisms are eps-PML for every prior within l1 distance
-    beta of ``prior`` (Proposition 2 of 003) and ``pml_epsilon`` is the worst case over that
+    beta of ``prior`` (Proposition 2 of 003) and ``epsilon`` is the worst case over that
     ball (Definition 5 of 003); utilities are measured under ``prior``. ``prior`` may be a
     :class:`~pmldesign.uncertainty.PriorSet` (utilities under its ``reference``; mutual
     information over a vertex or box set is exact for small N only, see :func:`.design`).

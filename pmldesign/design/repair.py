@@ -35,10 +35,10 @@ RESIDUE = 1e-12
 
 @dataclass(frozen=True)
 class Finalized:
-    """A certified mechanism, its certified leakage and the mixing weight used."""
+    """A certified mechanism, its certified eps (``epsilon``) and the mixing weight used."""
 
     mechanism: np.ndarray
-    leakage: float
+    epsilon: float
     mixing: float
 
 

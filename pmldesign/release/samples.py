@@ -64,7 +64,7 @@ class SampleDesign:
             "non_identifiable": list(self.non_identifiable),
         }
         if self.comparison is not None:
-            out["comparison"] = {c.name: {"utility": c.utility, "pml_epsilon": c.pml_epsilon,
+            out["comparison"] = {c.name: {"utility": c.utility, "epsilon": c.epsilon,
                                           "ldp_epsilon": c.ldp_epsilon}
                                  for c in self.comparison.contenders}
         return jsonable(out)
