@@ -194,6 +194,14 @@ def _dask_counts(values: Any):
     return counts, (int(nulls), []), values.dtype
 
 
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def _code_dtype(n: int) -> np.dtype:
     return np.min_scalar_type(max(n - 1, 0)) if n <= 2**15 else np.dtype(np.int64)
 
@@ -228,7 +236,13 @@ def codes_for(values: Any, labels: tuple, name: str = "values") -> np.ndarray:
         recode = np.append(index.get_indexer(data.cat.categories), -1)
         codes = recode[data.cat.codes.to_numpy()]
     else:
-        codes = index.get_indexer(data)
+        try:
+            codes = index.get_indexer(data)
+        except TypeError:  # an unhashable value (a list, an array): not a label
+            raise InvalidInputError(
+                f"{name}: every value must be one label (a number or a string), got "
+                f"{type(next(v for v in data if not _hashable(v))).__name__} values"
+            ) from None
     bad = codes < 0
     if bad.any():
         first = int(np.argmax(bad))

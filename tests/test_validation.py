@@ -59,3 +59,12 @@ def test_inputs_are_not_modified():
     mech = GOOD.copy()
     pml.certify(mech, PRIOR)
     np.testing.assert_array_equal(mech, GOOD)
+
+
+def test_ragged_or_unhashable_data_is_invalid_input():
+    """API fuzz finds: a ragged list of samples and list-valued records (were ValueError and
+    TypeError)."""
+    with pytest.raises(pml.InvalidInputError, match="ragged"):
+        pml.uncertainty.empirical_prior([[0, 1], [1]], 2)
+    with pytest.raises(pml.InvalidInputError, match="one label"):
+        pml.privatize([[0, 1], [1]], [[0.5, 0.5], [0.5, 0.5]], rng=0)

@@ -31,7 +31,11 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
     smooth = as_real(smoothing, "smoothing")
     if smooth < 0:
         raise InvalidInputError(f"smoothing: must be >= 0, got {smooth}")
-    data = np.asarray(samples)
+    try:
+        data = np.asarray(samples)
+    except ValueError:  # ragged nested sequences
+        raise InvalidInputError("samples: must be a non-empty 1-D array of integer symbols, got "
+                                "a ragged nested sequence; pass one symbol per sample") from None
     if data.ndim != 1 or data.size == 0:
         raise InvalidInputError(f"samples: must be a non-empty 1-D array, got shape {data.shape}")
     if data.dtype.kind not in "iu":
