@@ -114,7 +114,7 @@ def test_bound_holds_for_arbitrary_multipliers():
     best = linear_feasible_literal(prior, eps, radius, gain)[0]
     cone = make_cone(prior, eps, radius, 4)
     for u in np.random.default_rng(9).normal(size=(20, 4)):
-        assert bound(u, price(u[:, None] - weights, cone), weights, cone) >= best - 1e-12
+        assert bound(u, -price(u[:, None] - weights, cone).value, weights, cone) >= best - 1e-12
 
 
 @pytest.mark.parametrize("mode", MODES)

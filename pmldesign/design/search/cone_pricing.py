@@ -122,8 +122,9 @@ def price(reduced: np.ndarray, cone: Cone) -> ConePrices:
     )
 
 
-def bound(multipliers: np.ndarray, priced: ConePrices, weights: np.ndarray, cone: Cone) -> float:
-    """``sum u + max_y h_y(u)`` (module docstring) plus an allowance for float rounding.
+def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone: Cone) -> float:
+    """``sum u + max(0, max_y h_y(u))`` (module docstring) plus an allowance for float rounding,
+    with ``prices`` the ``h_y(u)`` of the outputs priced (``-price(...).value``).
 
     The allowance covers the ``O(N)``-term sums of the pricing: ``4 N`` units of roundoff times
     the sum of the magnitudes they add up, with section entries at most ``max(1, (b + d)/a)``.
@@ -132,4 +133,4 @@ def bound(multipliers: np.ndarray, priced: ConePrices, weights: np.ndarray, cone
     magnitude = np.abs(multipliers).sum() + np.abs(weights).sum(axis=0).max()
     top = max(1.0, (cone.b + cone.d) / cone.a)
     slack = 4 * n * np.finfo(float).eps * magnitude * top
-    return float(multipliers.sum() + max(0.0, -priced.value.min()) + slack)
+    return float(multipliers.sum() + max(0.0, float(np.max(prices))) + slack)

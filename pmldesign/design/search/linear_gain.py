@@ -27,7 +27,7 @@ from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.feasible import cap_coefficients
-from .cone_pricing import make_cone, price
+from .cone_pricing import bound, make_cone, price
 from .engine import Entering, column_generation
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
@@ -172,21 +172,10 @@ def _prices(multipliers: np.ndarray, weights: np.ndarray, cone) -> np.ndarray:
     return values
 
 
-def _bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone) -> float:
-    """``sum u + max(0, max_y h_y(u))`` plus an allowance for float rounding: ``4 N`` units of
-    roundoff times the magnitudes the pricing sums (section entries at most
-    ``max(1, (b + d)/a)``)."""
-    n = weights.shape[0]
-    magnitude = np.abs(multipliers).sum() + np.abs(weights).sum(axis=0).max()
-    top = max(1.0, (cone.b + cone.d) / cone.a)
-    slack = 4 * n * np.finfo(float).eps * magnitude * top
-    return float(multipliers.sum() + max(0.0, prices.max()) + slack)
-
-
 class _OutputPricer:
     """The :class:`.engine.Pricer` of output generation: exact prices ``h_y`` of every output
     at the master's duals; entering, the most violated outputs not yet in the master (a batch
-    growing with the master, :data:`GROWTH`); bound, :func:`_bound`.
+    growing with the master, :data:`GROWTH`); bound, :func:`.cone_pricing.bound`.
 
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
@@ -208,7 +197,7 @@ class _OutputPricer:
         batch = min(BATCH, math.ceil(GROWTH * self.chosen.sum()))
         entering = violated[np.argsort(-prices[violated], kind="stable")[:batch]]
         self.chosen[entering] = True
-        return Entering(entering, _bound(duals, prices, self.weights, self.cone))
+        return Entering(entering, bound(duals, prices, self.weights, self.cone))
 
 
 def solve_linear_gain(
@@ -240,7 +229,7 @@ def solve_linear_gain(
     mechanism = np.zeros((n, n))
     mechanism[:, best_output] = 1.0
     value = float(weights[:, best_output].sum())
-    fallback = _bound(weights.max(axis=1), np.zeros(1), weights, cone)
+    fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
     restricted = _Restricted(weights, prior, eps, radius)
     pricer = _OutputPricer(weights, cone)
     restricted.add(pricer.first)
