@@ -75,3 +75,23 @@ def test_quiet_c_stdout_discards_descriptor_writes(tmp_path):
                          timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "before\nafter\n"
+
+
+def test_dependency_deprecations_stay_out_of_stderr(capsys):
+    """Warnings are recorded and shown as one line each, but deprecations raised inside
+    dependencies are not ours to show (matplotlib < 3.11 with pyparsing >= 3.3 logged eight
+    lines for every plot once the guard turned every warning on)."""
+    import warnings
+
+    import click
+
+    from pmldesign.cli import _guard
+
+    @click.command()
+    def noisy() -> None:
+        warnings.warn("old API", DeprecationWarning, stacklevel=1)
+        warnings.warn("soon old", PendingDeprecationWarning, stacklevel=1)
+        warnings.warn("the estimate is coarse", UserWarning, stacklevel=1)
+
+    assert _guard.run(noisy, []) == 0
+    assert capsys.readouterr().err == "warning: the estimate is coarse\n"

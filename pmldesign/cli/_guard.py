@@ -45,6 +45,10 @@ def run(command: click.Command, argv: list[str] | None) -> int:
     _io.set_quiet(False)
     with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
         warnings.simplefilter("always")
+        # deprecations inside dependencies are for their developers (and, turned on here, some
+        # libraries log them: matplotlib < 3.11 with pyparsing >= 3.3), not for our users
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
         try:
             code = command.main(args=argv, prog_name="pmldesign", standalone_mode=False)
         except click.exceptions.NoArgsIsHelpError as exc:
