@@ -98,27 +98,22 @@ def linear_optimum_literal(prior, eps, radius, gain):
 
 
 def linear_feasible_literal(prior, eps, radius, gain, ldp=False):
-    """The literal LP's solution made feasible in exact arithmetic, and its value: a value the
+    """The value of the literal LP's solution made feasible in exact arithmetic: a value the
     optimum certainly reaches, so a certified upper bound must not fall below it.
 
     HiGHS meets the literal rows only to its feasibility tolerance, so the LP value itself can
     exceed the optimum by ~1e-10. The solution is mixed with the output-independent mechanism
-    ``1 q^T`` (which leaks nothing and keeps every row a distribution) with the smallest
-    ``t = 2^-k`` that :mod:`exact_oracle` accepts, rows renormalised first.
+    ``1 q^T`` (which leaks nothing) until :mod:`exact_oracle` accepts it
+    (:func:`exact_oracle.mixed_until_feasible`).
     """
     import exact_oracle
 
     prior = np.asarray(prior, float)
-    x = np.clip(_literal(prior, eps, radius, gain, ldp)[1], 0.0, None)
-    x = x / x.sum(axis=1, keepdims=True)
-    flat = np.tile(prior @ x, (len(prior), 1))
-    for k in range(60, -1, -1):
-        mixed = (1 - 2.0**-k) * x + 2.0**-k * flat if k < 60 else x
-        fine = (exact_oracle.within_ldp(mixed, eps) if ldp
-                else exact_oracle.within(mixed, prior, eps, radius))
-        if fine:
-            return float((prior[:, None] * np.asarray(gain, float) * mixed).sum()), mixed
-    raise AssertionError("the output-independent mechanism is always feasible")
+    mixed = exact_oracle.mixed_until_feasible(
+        _literal(prior, eps, radius, gain, ldp)[1],
+        (lambda m: exact_oracle.within_ldp(m, eps)) if ldp
+        else (lambda m: exact_oracle.within(m, prior, eps, radius)))
+    return float((prior[:, None] * np.asarray(gain, float) * mixed).sum())
 
 
 def linear_optimum_ldp(prior, eps, gain):

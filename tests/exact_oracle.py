@@ -170,3 +170,19 @@ def under_reports(reported, ratios: list) -> list[int]:
         if math.isnan(value) or compare_log(ratio, float(value)) > 0:
             bad.append(y)
     return bad
+
+
+def mixed_until_feasible(solution, accept):
+    """A solver's near-feasible mechanism made exactly feasible: rows clipped at 0 and
+    renormalised, then mixed with the output-independent mechanism ``1 q^T`` (``q`` the mean
+    row: it leaks nothing for every prior and under LDP) with the smallest ``t = 2^-k`` that
+    ``accept(mixed)`` (an exact check) takes. The feasible ``t`` form an interval ending at 1
+    (the constraints are convex per column), so the search finds its first power of two."""
+    x = np.clip(np.asarray(solution, dtype=float), 0.0, None)
+    x = x / x.sum(axis=1, keepdims=True)
+    flat = np.tile(x.mean(axis=0), (x.shape[0], 1))
+    for k in range(60, -1, -1):
+        mixed = x if k == 60 else (1 - 2.0**-k) * x + 2.0**-k * flat
+        if accept(mixed):
+            return mixed
+    raise AssertionError("the output-independent mechanism is always feasible")

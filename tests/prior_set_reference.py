@@ -102,18 +102,15 @@ def design_lp(points: np.ndarray, eps: float, weights: np.ndarray) -> float:
 
 def design_lp_reached(points: np.ndarray, exact_points: list[list[Fraction]], eps: float,
                       weights: np.ndarray) -> float:
-    """A value the optimum certainly reaches: the LP's solution, rows renormalised, mixed with
-    the output-independent mechanism ``1 q^T`` (feasible for every prior) with the smallest
-    ``t = 2^-k`` that :func:`exactly_feasible` accepts. A certified upper bound must not fall
-    below it."""
-    x = np.clip(_design_lp_solution(points, eps, weights)[1], 0.0, None)
-    x = x / x.sum(axis=1, keepdims=True)
-    flat = np.tile(x.mean(axis=0), (x.shape[0], 1))
-    for k in range(60, -1, -1):
-        mixed = x if k == 60 else (1 - 2.0**-k) * x + 2.0**-k * flat
-        if exactly_feasible(mixed, exact_points, eps):
-            return float(np.sum(weights * mixed))
-    raise AssertionError("the output-independent mechanism is always feasible")
+    """A value the optimum certainly reaches: the LP's solution mixed with the
+    output-independent mechanism until :func:`exactly_feasible` accepts it
+    (:func:`exact_oracle.mixed_until_feasible`). A certified upper bound must not fall below
+    it."""
+    from exact_oracle import mixed_until_feasible
+
+    mixed = mixed_until_feasible(_design_lp_solution(points, eps, weights)[1],
+                                 lambda m: exactly_feasible(m, exact_points, eps))
+    return float(np.sum(weights * mixed))
 
 
 def exactly_feasible(mechanism: np.ndarray, points: list[list[Fraction]], eps: float) -> bool:

@@ -87,7 +87,7 @@ def test_columns_match_the_literal_lp(seed, n, mode):
         best = linear_optimum_ldp(prior, eps, gain)
     else:
         best = linear_optimum_literal(prior, eps, radius, gain)
-    reached = linear_feasible_literal(prior, eps, radius, gain, ldp=mode == "ldp")[0]
+    reached = linear_feasible_literal(prior, eps, radius, gain, ldp=mode == "ldp")
     assert found.value == pytest.approx(best, abs=1e-9)
     assert reached - 1e-12 <= found.upper_bound <= best + 1e-9
     assert np.abs(found.mechanism.sum(axis=1) - 1).max() < 1e-8
@@ -111,7 +111,7 @@ def test_columns_match_the_compact_lp_at_n30(mode, seed):
 def test_bound_holds_for_arbitrary_multipliers():
     prior, eps, radius, gain = _instance(5, 4, "robust")
     weights = prior[:, None] * gain
-    best = linear_feasible_literal(prior, eps, radius, gain)[0]
+    best = linear_feasible_literal(prior, eps, radius, gain)
     cone = make_cone(prior, eps, radius, 4)
     for u in np.random.default_rng(9).normal(size=(20, 4)):
         assert bound(u, -price(u[:, None] - weights, cone).value, weights, cone) >= best - 1e-12

@@ -61,7 +61,7 @@ def test_robust_design_is_optimal_and_certified_on_every_extreme_prior(problem):
     assert result.utility >= best - 1e-9
     # the literal LP's own value may exceed the optimum by its feasibility tolerance: the bound
     # is checked against the value of its solution made exactly feasible
-    assert result.upper_bound >= linear_feasible_literal(prior, eps, radius, gain)[0] - 1e-12
+    assert result.upper_bound >= linear_feasible_literal(prior, eps, radius, gain) - 1e-12
     assert result.upper_bound >= result.utility
     assert result.exact and result.gap < 1e-9
 
@@ -76,7 +76,7 @@ def test_fixed_prior_beats_calibrated_rr_and_optimal_ldp(problem):
     assert result.utility == pytest.approx(best, abs=1e-9)
     # the literal LP's own value may exceed the optimum by its feasibility tolerance: the bound
     # is checked against the value of its solution made exactly feasible
-    assert result.upper_bound >= linear_feasible_literal(prior, eps, 0.0, gain)[0] - 1e-12
+    assert result.upper_bound >= linear_feasible_literal(prior, eps, 0.0, gain) - 1e-12
     rr = pml.rr_for_pml(prior, eps)
     ldp = pml.design_ldp(prior, eps, gain=gain)
     assert pml.ldp_epsilon(ldp.mechanism) <= eps
