@@ -29,7 +29,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
@@ -164,6 +163,80 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
     return Priced(columns, bound)
 
 
+@dataclass(frozen=True)
+class Nodes:
+    """A batch of branch-and-bound nodes of :class:`_CappedSearch`, a row each: relaxation
+    ``bound``, ``value`` of the best vertex inside (``-inf``: none), ``branch`` (sorted index
+    of the fractional input, -1: none) and ``members`` (sorted, at the cap in that vertex)."""
+
+    bound: np.ndarray
+    value: np.ndarray
+    branch: np.ndarray
+    members: np.ndarray
+
+
+#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first).
+BATCH = 256
+
+
+def _roots(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One root node per free coordinate, nothing fixed (read-only views of one row)."""
+    nothing = np.broadcast_to(np.zeros((1, n), bool), (n, n))
+    return np.arange(n), nothing, nothing
+
+
+def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float,
+                      keep: int) -> Priced:
+    """Best-first branch and bound over :class:`_CappedSearch` nodes, :data:`BATCH` at a time.
+
+    A node whose bound does not exceed ``max(incumbent, floor)`` is dropped and its bound
+    remembered: the returned bound is the maximum of the incumbent, every dropped bound and
+    every open bound, so it stays certified when the search stops early (``keep`` vertices
+    above ``floor`` found, or the deadline).
+    """
+    n = search.order.size
+    state = {"best": -math.inf, "dropped": -math.inf}
+    found: dict[bytes, tuple[float, int, np.ndarray]] = {}
+
+    def absorb(pos, fixed_in, fixed_out):
+        nodes = search.evaluate(pos, fixed_in, fixed_out)
+        state["best"] = max(state["best"], float(nodes.value.max(initial=-math.inf)))
+        for i in np.flatnonzero(nodes.value > floor):
+            key = nodes.members[i].tobytes() + int(pos[i]).to_bytes(4, "little")
+            found[key] = (float(nodes.value[i]), int(pos[i]), nodes.members[i])
+        alive = (nodes.branch >= 0) & (nodes.bound > max(state["best"], floor) + _TOL)
+        state["dropped"] = max(state["dropped"], float(nodes.bound[~alive].max(initial=-math.inf)))
+        return pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive], \
+            nodes.branch[alive]
+
+    pos, fixed_in, fixed_out, bound, branch = absorb(*_roots(n))
+    while pos.size and len(found) < keep and time.monotonic() < deadline:
+        alive = bound > max(state["best"], floor) + _TOL
+        state["dropped"] = max(state["dropped"], float(bound[~alive].max(initial=-math.inf)))
+        pos, fixed_in, fixed_out, bound, branch = (
+            x[alive] for x in (pos, fixed_in, fixed_out, bound, branch))
+        if not pos.size:
+            break
+        chosen = np.zeros(pos.size, bool)
+        chosen[np.argpartition(-bound, min(BATCH, pos.size) - 1)[:BATCH]] = True
+        rows = np.arange(int(chosen.sum()))
+        grown, shrunk = fixed_in[chosen], fixed_out[chosen].copy()
+        grown = grown.copy()
+        grown[rows, branch[chosen]] = True
+        shrunk[rows, branch[chosen]] = True
+        children = absorb(np.concatenate((pos[chosen], pos[chosen])),
+                          np.vstack((grown, fixed_in[chosen])),
+                          np.vstack((fixed_out[chosen], shrunk)))
+        pos, fixed_in, fixed_out, bound, branch = (
+            np.concatenate((x[~chosen], y))
+            for x, y in zip((pos, fixed_in, fixed_out, bound, branch), children, strict=True))
+    bound = max(state["best"], state["dropped"], float(bound.max(initial=-math.inf)))
+    best = sorted(found.values(), key=lambda item: -item[0])[:keep]
+    columns = (np.array([search.column(p, m) for _, p, m in best]) if best
+               else np.zeros((0, n)))
+    return Priced(columns, bound)
+
+
 class CappedFamily:
     """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (docs/extremal.md Sec.
     4).
@@ -289,19 +362,15 @@ class CappedFamily:
         if self._table is not None:
             return self._price_table(duals, floor, keep)
         search = _CappedSearch(self, duals)
-        roots = [(pos, np.zeros(self.n, bool), np.zeros(self.n, bool)) for pos in range(self.n)]
         if exhaustive:
-            return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
-        nodes = []
-        for root in roots:  # at large N the roots alone take a while: stop at the deadline
-            if time.monotonic() >= deadline:
-                break
-            nodes.append(search.evaluate(*root))
-        bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
-        if len(nodes) < len(roots):  # roots left unseen: no bound
-            bound = math.inf
-        starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
-                         if keep and node is not None and node.column is not None), reverse=True)
+            return _branch_and_bound(search, deadline, floor, keep)
+        # at large N the roots alone take a while: stop at the deadline (then no bound)
+        roots = search.evaluate(*_roots(self.n), deadline)
+        bound = (float(roots.bound.max(initial=-math.inf)) if roots.bound.size == self.n
+                 else math.inf)
+        order = np.argsort(-roots.value, kind="stable")
+        starts = [(float(roots.value[pos]), pos) for pos in order
+                  if keep and roots.value[pos] > -math.inf]
         # local search from the best greedy vertices first, O(N) each (SWAP_CANDIDATES), for at
         # most IMPROVE_SHARE of the time left (the first one until the deadline); the others keep
         # their greedy vertex
@@ -309,11 +378,11 @@ class CappedFamily:
         now = time.monotonic()
         stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
         for value, pos in starts:
-            column = nodes[pos].column()
+            column = search.column(int(pos), roots.members[pos])
             if time.monotonic() >= (stop if improved else deadline):
                 improved.append((value, column))
             else:
-                improved.append(search.improve(pos, column))
+                improved.append(search.improve(int(pos), column))
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
                               floor, keep, self.n)
@@ -337,11 +406,14 @@ class CappedFamily:
 
 
 class _CappedSearch:
-    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio).
+    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio),
+    evaluated in batches.
 
     Budget form ``b_x = P(x) g(x)`` (module docstring): every input starts at ``lower`` with
     reduced cost ``P lower log lower - a lower``; raising it to the cap gains ``value`` for
-    ``weight = P (cap - lower)`` of budget.
+    ``weight = P (cap - lower)`` of budget. A node is a free coordinate ``pos`` (sorted index)
+    with inputs fixed at the cap (``fixed_in``) or at ``lower`` (``fixed_out``); a batch is a
+    row per node.
     """
 
     def __init__(self, family: CappedFamily, duals: np.ndarray) -> None:
@@ -355,55 +427,80 @@ class _CappedSearch:
         self.start = float(low.sum())
         self.prior = family.prior[self.order]
         self.duals = duals[self.order]
+        #: nodes per batch: about 2^21 entries per (nodes x N) array
+        self.chunk = max(1, 2**21 // (self.order.size + 1))
 
-    def _free_term(self, pos: int, budget: np.ndarray) -> np.ndarray:
-        mass = self.family.lower * self.prior[pos] + budget
-        return (xlogy(mass, mass / self.prior[pos]) - mass * self.duals[pos] / self.prior[pos]
-                - self.low[pos])
+    def _free_term(self, pos: np.ndarray, budget: np.ndarray) -> np.ndarray:
+        """Reduced cost gained by the free input ``pos`` with ``budget`` above ``lower``
+        (``pos`` broadcast against ``budget``)."""
+        prior = self.prior[pos]
+        mass = self.family.lower * prior + budget
+        return xlogy(mass, mass / prior) - mass * self.duals[pos] / prior - self.low[pos]
 
-    def evaluate(self, pos: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> NodeEval | None:
-        """Node with free coordinate ``pos`` (sorted index): exact max of its relaxation."""
-        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
+    def evaluate(self, pos: np.ndarray, fixed_in: np.ndarray, fixed_out: np.ndarray,
+                 deadline: float = math.inf) -> Nodes:
+        """Exact maximum of each node's relaxation, in chunks of :attr:`chunk` nodes; the
+        chunks reached before ``deadline`` only (at least one)."""
+        parts = []
+        for i in range(0, pos.size, self.chunk):
+            if parts and time.monotonic() >= deadline:
+                break
+            parts.append(self._evaluate(pos[i:i + self.chunk], fixed_in[i:i + self.chunk],
+                                        fixed_out[i:i + self.chunk]))
+        return Nodes(*(np.concatenate(field) for field in zip(*parts, strict=True)))
+
+    def _evaluate(self, pos: np.ndarray, fixed_in: np.ndarray,
+                  fixed_out: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Relaxation of a batch of nodes: the free input's convex term exact, the undecided
+        inputs a fractional knapsack. Its maximum over the free budget's range sits at a
+        knapsack breakpoint (a vertex: the best one is returned) or at an end of the range,
+        where one undecided input is fractional (the branching input)."""
+        rows = np.arange(pos.size)
+        room = 1.0 - self.family.lower - fixed_in @ self.weight
         # an input heavier than the room left can never join the capped set: out of the relaxation
-        undecided = ~(fixed_in | fixed_out) & (self.weight <= room + _TOL)
-        undecided[pos] = False
-        idx = np.flatnonzero(undecided)
-        base = self.start + self.value[fixed_in].sum()
-        load = np.concatenate(([0.0], np.cumsum(self.weight[idx])))
-        gain = np.concatenate(([0.0], np.cumsum(self.value[idx])))
+        undecided = ~(fixed_in | fixed_out) & (self.weight[None, :] <= room[:, None] + _TOL)
+        undecided[rows, pos] = False
+        base = self.start + fixed_in @ self.value
+        zero = np.zeros((pos.size, 1))
+        load = np.hstack((zero, np.cumsum(undecided * self.weight, axis=1)))
+        gain = np.hstack((zero, np.cumsum(undecided * self.value, axis=1)))
         cap_budget = self.weight[pos]
-        low, high = max(0.0, room - load[-1]), min(cap_budget, room)
-        if low > high + _TOL:
-            return None
-        # breakpoints of the knapsack (vertices) and the two ends of the free budget's range
-        budgets = room - load
-        ks = np.flatnonzero((budgets >= low - _TOL) & (budgets <= high + _TOL))
-        ends = np.concatenate((budgets[ks], (low, high)))
-        terms = self._free_term(pos, np.clip(ends, 0, cap_budget))
-        value, column = -math.inf, None
-        if ks.size:
-            values = base + gain[ks] + terms[:-2]
-            best = int(np.argmax(values))
-            value = float(values[best])
-            column = partial(self._column, pos, fixed_in, idx[: ks[best]])
-        bound, branch = value, -1
-        for budget, term in zip((low, high), terms[-2:], strict=True):
-            fill = room - budget
-            k = int(np.searchsorted(load, fill, side="right")) - 1
-            if k >= idx.size or fill - load[k] <= _TOL:
-                continue  # the fill ends on a breakpoint: a vertex, already counted
-            frac = (fill - load[k]) / self.weight[idx[k]]
-            relaxed = float(base + gain[k] + frac * self.value[idx[k]] + term)
-            if relaxed > bound:
-                bound, branch = relaxed, int(idx[k])
-        return NodeEval(bound, value, column, branch)
+        low, high = np.maximum(0.0, room - load[:, -1]), np.minimum(cap_budget, room)
+        feasible = low <= high + _TOL
+        # breakpoints of the knapsack (vertices: the first j undecided inputs in sorted order)
+        budgets = room[:, None] - load
+        breakpoint = ((budgets >= low[:, None] - _TOL) & (budgets <= high[:, None] + _TOL)
+                      & feasible[:, None])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            terms = self._free_term(pos[:, None], np.clip(budgets, 0.0, cap_budget[:, None]))
+        values = np.where(breakpoint, base[:, None] + gain + terms, -np.inf)
+        cut = np.argmax(values, axis=1)
+        value = values[rows, cut]
+        bound, branch = value.copy(), np.full(pos.size, -1)
+        for end in (low, high):  # the ends of the free budget's range
+            fill = room - end
+            k = (load <= fill[:, None]).sum(axis=1) - 1
+            inner = feasible & (k < load.shape[1] - 1)
+            k = np.minimum(k, load.shape[1] - 2)
+            rest = fill - load[rows, k]
+            inner &= rest > _TOL  # else the fill ends on a breakpoint: a vertex, counted
+            with np.errstate(invalid="ignore", divide="ignore"):
+                relaxed = (base + gain[rows, k] + rest / self.weight[k] * self.value[k]
+                           + self._free_term(pos, np.clip(end, 0.0, cap_budget)))
+            better = inner & (relaxed > bound)
+            bound = np.where(better, relaxed, bound)
+            branch = np.where(better, k, branch)
+        bound = np.where(feasible, bound, -np.inf)
+        members = fixed_in | (undecided & (np.arange(self.weight.size)[None, :] < cut[:, None]))
+        return bound, value, branch, members
 
-    def _column(self, pos: int, fixed_in: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-        members = np.zeros(self.order.size, bool)
-        members[self.order[fixed_in]] = True
-        members[self.order[chosen]] = True
+    def column(self, pos: int, members: np.ndarray) -> np.ndarray:
+        """Lift vector of the vertex with free input ``pos`` and ``members`` (sorted indices) at
+        the cap."""
+        chosen = np.zeros(self.order.size, bool)
+        chosen[self.order[members]] = True
         free = int(self.order[pos])
-        return self.family.vertex(members, free, self.family.room_left(members))
+        return self.family.vertex(chosen, free, self.family.room_left(chosen))
 
     def improve(self, pos: int, column: np.ndarray, rounds: int = 4) -> tuple[float, np.ndarray]:
         """Local search from a vertex with free coordinate ``pos``: best single add, drop or
@@ -437,4 +534,4 @@ class _CappedSearch:
             if j:
                 members[outside[j - 1]] = True
             budget, value = float(moved[i, j]), candidate
-        return value, self._column(pos, members, np.zeros(0, int))
+        return value, self.column(pos, members)
