@@ -477,6 +477,12 @@ class _CappedSearch:
         cut = np.argmax(values, axis=1)
         value = values[rows, cut]
         bound, branch = value.copy(), np.full(pos.size, -1)
+        # value ratio of the nearest undecided input after / before each sorted position
+        index = np.arange(self.weight.size)
+        after = np.minimum.accumulate(np.where(undecided, index, index.size)[:, ::-1],
+                                      axis=1)[:, ::-1]
+        before = np.maximum.accumulate(np.where(undecided, index, -1), axis=1)
+        ratio = np.append(self.value / self.weight, np.nan)
         for end in (low, high):  # the ends of the free budget's range
             fill = room - end
             k = (load <= fill[:, None]).sum(axis=1) - 1
@@ -484,8 +490,16 @@ class _CappedSearch:
             k = np.minimum(k, load.shape[1] - 2)
             rest = fill - load[rows, k]
             inner &= rest > _TOL  # else the fill ends on a breakpoint: a vertex, counted
+            # Martello-Toth: input k out, the rest filled at the next ratio; or k in, the excess
+            # removed at the previous ratio (no such input: that case holds no vertex)
+            nxt = after[rows, np.minimum(k + 1, index.size - 1)]
+            nxt = np.where(k + 1 < index.size, nxt, index.size)
+            prv = np.where(k > 0, before[rows, np.maximum(k - 1, 0)], -1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                relaxed = (base + gain[rows, k] + rest / self.weight[k] * self.value[k]
+                out = np.where(nxt < index.size, gain[rows, k] + rest * ratio[nxt], -np.inf)
+                over = load[rows, k + 1] - fill
+                into = np.where(prv >= 0, gain[rows, k + 1] - over * ratio[prv], -np.inf)
+                relaxed = (base + np.maximum(out, into)
                            + self._free_term(pos, np.clip(end, 0.0, cap_budget)))
             better = inner & (relaxed > bound)
             bound = np.where(better, relaxed, bound)
