@@ -175,7 +175,9 @@ class Nodes:
     members: np.ndarray
 
 
-#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first).
+#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first): at least
+#: BATCH, and a quarter of the open nodes when there are more, so the bookkeeping of the open
+#: nodes stays linear in the nodes evaluated.
 BATCH = 256
 
 
@@ -217,8 +219,9 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float,
             x[alive] for x in (pos, fixed_in, fixed_out, bound, branch))
         if not pos.size:
             break
+        batch = min(max(BATCH, pos.size // 4), pos.size)
         chosen = np.zeros(pos.size, bool)
-        chosen[np.argpartition(-bound, min(BATCH, pos.size) - 1)[:BATCH]] = True
+        chosen[np.argpartition(-bound, batch - 1)[:batch]] = True
         rows = np.arange(int(chosen.sum()))
         grown, shrunk = fixed_in[chosen], fixed_out[chosen].copy()
         grown = grown.copy()

@@ -296,8 +296,8 @@ class _LiftPricer:
                                     exhaustive=True)
             columns = self._fresh(columns)
             bound = min(bound, found)
-            if columns.size or self.slack <= _FLOOR:
-                break
+            if columns.size or self.slack <= _FLOOR or found <= _FLOOR:
+                break  # (below _FLOOR no column is worth adding at any slack)
             self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
         return Entering(columns, float(duals.sum()) + bound)
 
