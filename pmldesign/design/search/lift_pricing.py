@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .subset_windows import MAX_ITEMS, SubsetWindows, subset_members, subset_sums
+
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
 ENUMERATION_LIMIT = 20
 _TOL = 1e-12
@@ -58,25 +60,6 @@ def lift_utility(prior: np.ndarray, lifts: np.ndarray) -> np.ndarray:
     0.6931471805599453
     """
     return xlogy(lifts, lifts) @ prior
-
-
-def subset_sums(values: np.ndarray) -> np.ndarray:
-    """``sums[m] = sum of values[i] over the bits i of m`` for every ``m < 2^len(values)``.
-
-    Examples
-    --------
-    >>> subset_sums(np.array([1.0, 10.0]))
-    array([ 0.,  1., 10., 11.])
-    """
-    sums = np.zeros(1)
-    for value in values:
-        sums = np.concatenate((sums, sums + value))
-    return sums
-
-
-def subset_members(masks: np.ndarray, n: int) -> np.ndarray:
-    """Boolean (len(masks), n) membership matrix of the bit masks."""
-    return ((masks[:, None] >> np.arange(n)) & 1).astype(bool)
 
 
 @dataclass(frozen=True)
@@ -181,20 +164,24 @@ class Nodes:
 BATCH = 256
 
 
-def _roots(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One root node per free coordinate, nothing fixed (read-only views of one row)."""
-    nothing = np.broadcast_to(np.zeros((1, n), bool), (n, n))
-    return np.arange(n), nothing, nothing
+def _roots(n: int, positions: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One root node per free coordinate (sorted index; all, or ``positions``), nothing fixed
+    (read-only views of one row)."""
+    positions = np.arange(n) if positions is None else positions
+    nothing = np.broadcast_to(np.zeros((1, n), bool), (positions.size, n))
+    return positions, nothing, nothing
 
 
-def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float,
-                      keep: int) -> Priced:
+def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep: int,
+                      positions: np.ndarray | None = None) -> Priced:
     """Best-first branch and bound over :class:`_CappedSearch` nodes, :data:`BATCH` at a time.
 
-    A node whose bound does not exceed ``max(incumbent, floor)`` is dropped and its bound
-    remembered: the returned bound is the maximum of the incumbent, every dropped bound and
-    every open bound, so it stays certified when the search stops early (``keep`` vertices
-    above ``floor`` found, or the deadline).
+    Roots: every free coordinate, or the sorted indices ``positions``. A node whose bound
+    does not exceed ``max(incumbent, floor)`` is dropped and its bound remembered: the
+    returned bound is the maximum of the incumbent, every dropped bound and every open bound,
+    so it stays certified when the search stops early (``keep`` vertices above ``floor``
+    found, or the deadline).
     """
     n = search.order.size
     state = {"best": -math.inf, "dropped": -math.inf}
@@ -211,7 +198,7 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float,
         return pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive], \
             nodes.branch[alive]
 
-    pos, fixed_in, fixed_out, bound, branch = absorb(*_roots(n))
+    pos, fixed_in, fixed_out, bound, branch = absorb(*_roots(n, positions))
     while pos.size and len(found) < keep and time.monotonic() < deadline:
         alive = bound > max(state["best"], floor) + _TOL
         state["dropped"] = max(state["dropped"], float(bound[~alive].max(initial=-math.inf)))
@@ -238,6 +225,67 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float,
     columns = (np.array([search.column(p, m) for _, p, m in best]) if best
                else np.zeros((0, n)))
     return Priced(columns, bound)
+
+
+#: Pairs of subsets evaluated by one :func:`_window_search` at most; the free inputs whose
+#: windows hold more are searched by branch and bound.
+PAIR_LIMIT = 3_000_000
+
+
+def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: float,
+                   floor: float, keep: int) -> Priced:
+    """Complete capped pricing by subset windows (:mod:`.subset_windows`).
+
+    With ``theta = max(best greedy vertex, floor)``, the relaxation of each root (free input
+    ``x*``) is at most ``theta`` outside a window at each end of the free budget's range
+    (:meth:`_CappedSearch.end_windows`): every vertex outside is bounded by ``theta``, and the
+    vertices inside (capped sets whose weight falls in the window) are evaluated exactly. Free
+    inputs whose windows hold more than :data:`PAIR_LIMIT` pairs in all go to
+    :func:`_branch_and_bound`. Certified bound: the maximum of ``theta``, the exact values and the
+    branch and bound's bound.
+    """
+    n = search.order.size
+    roots = search.evaluate(*_roots(n))
+    theta = max(float(roots.value.max(initial=-math.inf)), floor)
+    pos, r_low, r_high = search.end_windows(theta)
+    fill_low, fill_high = 1.0 - r_high - _TOL, 1.0 - r_low + _TOL
+    counts = windows.count(fill_low, fill_high)
+    by_count = np.argsort(counts, kind="stable")
+    done = by_count[np.cumsum(counts[by_count]) <= PAIR_LIMIT]
+    values_by_input = np.empty(n)
+    values_by_input[search.order] = search.value
+    first, second = windows.value_sums(values_by_input)
+    bound, found = theta, [(float(roots.value[p]), int(search.order[p]), -1, int(p))
+                           for p in np.flatnonzero(roots.value > floor)]
+    for i in done:
+        a, b = windows.pairs(fill_low[i], fill_high[i])
+        free = int(search.order[pos[i]])
+        ok = windows.excludes(a, b, free)
+        a, b = a[ok], b[ok]
+        budget = np.clip(1.0 - windows.weight_of(a, b), 0.0, search.weight[pos[i]])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = search.start + first[a] + second[b] + search.free_term(pos[i], budget)
+        if values.size:
+            bound = max(bound, float(values.max()))
+        good = np.flatnonzero(values > floor)
+        good = good[np.argsort(-values[good], kind="stable")[:keep]]
+        found += [(float(values[j]), free, a[j], b[j]) for j in good]
+    columns = []
+    for value, free, a, b in sorted(found, key=lambda item: -item[0])[:keep]:
+        if a < 0:  # a greedy vertex of root b
+            columns.append((value, search.column(b, roots.members[b])))
+            continue
+        members = windows.members(np.array([a]), np.array([b]), n)[0]
+        columns.append((value, search.family.vertex(members, free,
+                                                     search.family.room_left(members))))
+    rest = np.setdiff1d(pos, pos[done])
+    if rest.size:
+        priced = _branch_and_bound(search, deadline, floor, keep, rest)
+        bound = max(bound, priced.bound)
+        columns += [(math.inf, column) for column in priced.columns]
+    columns.sort(key=lambda item: -item[0])
+    kept = np.array([column for _, column in columns[:keep]]) if columns else np.zeros((0, n))
+    return Priced(kept, bound)
 
 
 class CappedFamily:
@@ -271,6 +319,10 @@ class CappedFamily:
         self.n = prior.size
         small = self.n <= ENUMERATION_LIMIT and lower == 0.0
         self._table = self._enumerate() if small else None
+        # a few dozen inputs light enough to be capped: complete pricing by subset windows
+        light = np.flatnonzero(self.weight <= 1.0 + _TOL)
+        self._windows = (SubsetWindows(self.weight, light)
+                         if not small and lower == 0.0 and light.size <= MAX_ITEMS else None)
 
     @property
     def enumerated(self) -> bool:
@@ -365,6 +417,8 @@ class CappedFamily:
         if self._table is not None:
             return self._price_table(duals, floor, keep)
         search = _CappedSearch(self, duals)
+        if exhaustive and self._windows is not None:
+            return _window_search(search, self._windows, deadline, floor, keep)
         if exhaustive:
             return _branch_and_bound(search, deadline, floor, keep)
         # at large N the roots alone take a while: stop at the deadline (then no bound)
@@ -430,10 +484,11 @@ class _CappedSearch:
         self.start = float(low.sum())
         self.prior = family.prior[self.order]
         self.duals = duals[self.order]
-        #: nodes per batch: about 2^21 entries per (nodes x N) array
-        self.chunk = max(1, 2**21 // (self.order.size + 1))
+        #: nodes per batch: about 2^16 entries per (nodes x N) array (measured fastest: the
+        #: temporaries stay in cache)
+        self.chunk = max(1, 2**16 // (self.order.size + 1))
 
-    def _free_term(self, pos: np.ndarray, budget: np.ndarray) -> np.ndarray:
+    def free_term(self, pos: np.ndarray, budget: np.ndarray) -> np.ndarray:
         """Reduced cost gained by the free input ``pos`` with ``budget`` above ``lower``
         (``pos`` broadcast against ``budget``)."""
         prior = self.prior[pos]
@@ -474,9 +529,11 @@ class _CappedSearch:
         budgets = room[:, None] - load
         breakpoint = ((budgets >= low[:, None] - _TOL) & (budgets <= high[:, None] + _TOL)
                       & feasible[:, None])
+        at, where = np.nonzero(breakpoint)  # few per node: the free term only there
+        values = np.full(budgets.shape, -np.inf)
         with np.errstate(invalid="ignore", divide="ignore"):
-            terms = self._free_term(pos[:, None], np.clip(budgets, 0.0, cap_budget[:, None]))
-        values = np.where(breakpoint, base[:, None] + gain + terms, -np.inf)
+            values[at, where] = base[at] + gain[at, where] + self.free_term(
+                pos[at], np.clip(budgets[at, where], 0.0, cap_budget[at]))
         cut = np.argmax(values, axis=1)
         value = values[rows, cut]
         bound, branch = value.copy(), np.full(pos.size, -1)
@@ -503,13 +560,71 @@ class _CappedSearch:
                 over = load[rows, k + 1] - fill
                 into = np.where(prv >= 0, gain[rows, k + 1] - over * ratio[prv], -np.inf)
                 relaxed = (base + np.maximum(out, into)
-                           + self._free_term(pos, np.clip(end, 0.0, cap_budget)))
+                           + self.free_term(pos, np.clip(end, 0.0, cap_budget)))
             better = inner & (relaxed > bound)
             bound = np.where(better, relaxed, bound)
             branch = np.where(better, k, branch)
         bound = np.where(feasible, bound, -np.inf)
         members = fixed_in | (undecided & (np.arange(self.weight.size)[None, :] < cut[:, None]))
         return bound, value, branch, members
+
+    def end_windows(self, theta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the roots' relaxations exceed ``theta``: ``(pos, r_low, r_high)``, free budget
+        windows ``[r_low, r_high]`` of free input ``pos`` (sorted index), for ``lower = 0``.
+
+        Between two knapsack breakpoints the relaxation is convex in the free budget, so it
+        stays below the larger breakpoint value, a vertex value at most ``theta`` (``theta`` is
+        at least the best greedy vertex): it can exceed ``theta`` only on the end segments (from
+        an end of the range to the nearest breakpoint), and there, being convex, on at most an
+        interval at each end of the segment, found by bisection (the window keeps the
+        point where the relaxation is back below ``theta``).
+        """
+        n = self.weight.size
+        pos, rows = np.arange(n), np.arange(n)
+        undecided = (self.weight <= 1.0 + _TOL)[None, :] & ~np.eye(n, dtype=bool)
+        zero = np.zeros((n, 1))
+        load = np.hstack((zero, np.cumsum(undecided * self.weight, axis=1)))
+        gain = np.hstack((zero, np.cumsum(undecided * self.value, axis=1)))
+        low, high = np.maximum(0.0, 1.0 - load[:, -1]), np.minimum(self.weight, 1.0)
+        ends = []
+        for end in (low, high):
+            fill = 1.0 - end
+            k = np.minimum((load <= fill[:, None]).sum(axis=1) - 1, n - 1)
+            inner = (low <= high + _TOL) & (fill - load[rows, k] > _TOL) & (fill < load[:, -1])
+            ends.append(np.where(inner, k, -1))
+        ends[1] = np.where(ends[1] == ends[0], -1, ends[1])  # one segment holds both ends
+        seg_pos = np.concatenate((pos, pos))
+        k = np.concatenate(ends)
+        seg_pos, k = seg_pos[k >= 0], k[k >= 0]
+        ratio = self.value[k] / self.weight[k]
+        r_a = np.maximum(low[seg_pos], 1.0 - load[seg_pos, k + 1])
+        r_b = np.minimum(high[seg_pos], 1.0 - load[seg_pos, k])
+        offset = self.start + gain[seg_pos, k] + (1.0 - load[seg_pos, k]) * ratio
+
+        def relaxed(r: np.ndarray) -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return offset - r * ratio + self.free_term(seg_pos, r)
+
+        # the minimum: the free term's slope log(r / P) + 1 - a / P meets the ratio
+        prior, duals = self.prior[seg_pos], self.duals[seg_pos]
+        peak = prior * np.exp(np.minimum(ratio - 1.0 + duals / prior, 700.0))
+        middle = np.clip(peak, r_a, r_b)
+        whole = relaxed(middle) > theta
+        left = relaxed(r_a) > theta
+        right = relaxed(r_b) > theta
+        left_in, right_in = middle.copy(), middle.copy()  # relaxation <= theta there
+        left_out, right_out = r_a.copy(), r_b.copy()  # > theta there (where it matters)
+        for _ in range(60):
+            mid = 0.5 * (left_out + left_in)
+            over = relaxed(mid) > theta
+            left_out, left_in = np.where(over, mid, left_out), np.where(over, left_in, mid)
+            mid = 0.5 * (right_out + right_in)
+            over = relaxed(mid) > theta
+            right_out, right_in = np.where(over, mid, right_out), np.where(over, right_in, mid)
+        lows = np.concatenate((r_a, np.where(whole, r_a, right_in)))
+        highs = np.concatenate((np.where(whole, r_b, left_in), r_b))
+        keep = np.concatenate((left | whole, right & ~whole)) & (lows <= highs)
+        return np.concatenate((seg_pos, seg_pos))[keep], lows[keep], highs[keep]
 
     def column(self, pos: int, members: np.ndarray) -> np.ndarray:
         """Lift vector of the vertex with free input ``pos`` and ``members`` (sorted indices) at
@@ -526,7 +641,7 @@ class _CappedSearch:
         members[pos] = False
         budget = 1.0 - self.family.lower - self.weight[members].sum()
         value = float(self.start + self.value[members].sum()
-                      + self._free_term(pos, np.array(budget)))
+                      + self.free_term(pos, np.array(budget)))
         for _ in range(rounds):
             # inputs by decreasing value ratio: the worst capped ones and the best others are the
             # likeliest moves; at most SWAP_CANDIDATES of each keep the work O(N) at large N
@@ -541,7 +656,7 @@ class _CappedSearch:
             moved = budget + drop_w[:, None] - add_w[None, :]
             ok = (moved >= 0.0) & (moved <= self.weight[pos])
             gains = np.where(ok, add_v[None, :] - drop_v[:, None]
-                             + self._free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
+                             + self.free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
             i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
             candidate = float(self.start + self.value[members].sum() + gains[i, j])
             if candidate <= value + _TOL:
