@@ -42,9 +42,11 @@ class SubsetWindows:
     Examples
     --------
     >>> sw = SubsetWindows(np.array([0.5, 0.3, 0.2, 0.4]), np.arange(4))
-    >>> a, b = sw.pairs(0.69, 0.71)  # {0, 2} and {1, 3}
-    >>> sorted(int(sw.weight_of(a, b)[i] * 10 + .5) for i in range(a.size))
-    [7, 7]
+    >>> lo, hi = sw.spans(np.array([0.69]), np.array([0.71]))
+    >>> a, b = sw.pairs(lo[0], hi[0])
+    >>> sw.members(a, b, 4)  # {0, 2} and {1, 3}: weight 0.7
+    array([[ True, False,  True, False],
+           [False,  True, False,  True]])
     """
 
     def __init__(self, weight: np.ndarray, items: np.ndarray) -> None:
@@ -57,24 +59,25 @@ class SubsetWindows:
             self.masks.append(order)
             self.sums.append(sums[order])
 
-    def count(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        """Pairs of subsets with total weight in ``[low_i, high_i]``, for each window ``i``."""
+    def spans(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each window ``i`` and each subset ``b`` of the second half, the positions
+        ``lo[i, b] <= a < hi[i, b]`` of the first half's subsets with ``w(a) + w(b)`` in
+        ``[low_i, high_i]`` (one sorted search per window: the keys ascend)."""
         first, second = self.sums
-        lo = np.searchsorted(first, low[:, None] - second[None, :], side="left")
-        hi = np.searchsorted(first, high[:, None] - second[None, :], side="right")
-        return (hi - lo).sum(axis=1)
+        backwards = second[::-1]
+        lo = np.array([np.searchsorted(first, value - backwards, side="left")[::-1]
+                       for value in low]).reshape(low.size, second.size)
+        hi = np.array([np.searchsorted(first, value - backwards, side="right")[::-1]
+                       for value in high]).reshape(high.size, second.size)
+        return lo, hi
 
-    def pairs(self, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
-        """Positions (in the sorted sums of each half) of the pairs with total weight in
-        ``[low, high]``."""
-        first, second = self.sums
-        lo = np.searchsorted(first, low - second, side="left")
-        hi = np.searchsorted(first, high - second, side="right")
+    @staticmethod
+    def pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(a, b)`` of one window's spans (:meth:`spans`, one row)."""
         counts = np.maximum(hi - lo, 0)
-        b = np.repeat(np.arange(second.size), counts)
+        b = np.repeat(np.arange(lo.size), counts)
         offsets = np.repeat(np.cumsum(counts) - counts, counts)
-        a = lo[b] + np.arange(b.size) - offsets
-        return a, b
+        return lo[b] + np.arange(b.size) - offsets, b
 
     def weight_of(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Total weight of the pairs."""
@@ -85,14 +88,16 @@ class SubsetWindows:
         return tuple(subset_sums(values[half])[mask]
                      for half, mask in zip(self.halves, self.masks, strict=True))
 
-    def excludes(self, a: np.ndarray, b: np.ndarray, item: int) -> np.ndarray:
-        """Whether each pair leaves out ``item``."""
+    def excludes(self, a: np.ndarray, b: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Whether each pair ``(a_i, b_i)`` leaves out input ``items_i``."""
+        out = np.ones(a.size, bool)
         for half, mask, pos in ((self.halves[0], self.masks[0], a),
                                 (self.halves[1], self.masks[1], b)):
-            where = np.flatnonzero(half == item)
-            if where.size:
-                return ((mask[pos] >> int(where[0])) & 1) == 0
-        return np.ones(a.size, bool)
+            bit = np.full(max(int(self.items.max(initial=0)), int(items.max(initial=0))) + 1, -1)
+            bit[half] = np.arange(half.size)
+            at = bit[items]
+            out &= (at < 0) | (((mask[pos] >> np.maximum(at, 0)) & 1) == 0)
+        return out
 
     def members(self, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
         """Boolean (pairs, n) membership over the ``n`` inputs of ``weight``."""
@@ -100,4 +105,32 @@ class SubsetWindows:
         for half, mask, pos in ((self.halves[0], self.masks[0], a),
                                 (self.halves[1], self.masks[1], b)):
             out[:, half] = subset_members(mask[pos], half.size)
+        return out
+
+
+class RangeMax:
+    """Maxima of ``values[start:stop]`` for many ranges at once (sparse table, O(1) a query).
+
+    Examples
+    --------
+    >>> table = RangeMax(np.array([3.0, 1.0, 4.0, 1.0, 5.0]))
+    >>> table.query(np.array([0, 1, 3]), np.array([2, 4, 4]))
+    array([3., 4., 1.])
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.levels = [values]
+        while 2 ** len(self.levels) <= values.size:
+            step = 2 ** (len(self.levels) - 1)
+            previous = self.levels[-1]
+            self.levels.append(np.maximum(previous[:-step], previous[step:]))
+
+    def query(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        """``max(values[start_i:stop_i])`` for non-empty ranges."""
+        level = np.frexp((stop - start).astype(float))[1] - 1  # floor(log2(length))
+        out = np.empty(start.size)
+        for k in np.unique(level):
+            at = level == k
+            table = self.levels[k]
+            out[at] = np.maximum(table[start[at]], table[stop[at] - 2**k])
         return out
