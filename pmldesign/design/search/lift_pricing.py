@@ -227,9 +227,12 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
     return Priced(columns, bound)
 
 
-#: Intervals of subsets refined at once by :func:`_window_search` at most; beyond, the free
-#: inputs concerned are searched by branch and bound.
+#: Intervals of subsets refined at once by :func:`_window_search` at most, and pairs in one
+#: window at most; beyond, the free inputs concerned are searched by branch and bound.
 INTERVAL_LIMIT = 4_000_000
+PAIR_LIMIT = 20_000_000
+#: Pairs in all windows beyond which every free input goes to branch and bound.
+TOTAL_PAIR_LIMIT = 100_000_000
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
 #: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most).
 WINDOW_COLUMNS = 512
@@ -247,9 +250,12 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     by weight, bounded by the largest value in it (:class:`~.subset_windows.RangeMax`) plus the
     free term at the interval's ends (convex in the budget, which is monotone along the
     interval). Intervals above ``theta`` are halved until single pairs, whose value is exact.
-    When more than :data:`INTERVAL_LIMIT` intervals are open, the free inputs concerned go to
-    :func:`_branch_and_bound`. Certified bound: the maximum of ``theta``, the exact values and
-    the branch and bound's bound. Returns up to ``max(keep, WINDOW_COLUMNS)`` columns.
+    A free input with a window of more than :data:`PAIR_LIMIT` pairs (every one, when the
+    windows hold more than :data:`TOTAL_PAIR_LIMIT`), or with intervals open when more than
+    :data:`INTERVAL_LIMIT` are, goes to :func:`_branch_and_bound`. At the
+    deadline the open intervals' bounds join the bound. Certified bound: the maximum of
+    ``theta``, the exact values and the other bounds. Returns up to
+    ``max(keep, WINDOW_COLUMNS)`` columns.
     """
     n, keep = search.order.size, max(keep, WINDOW_COLUMNS)
     roots = search.evaluate(*_roots(n))
@@ -264,29 +270,45 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     weight_a, weight_b = windows.sums
     bound, found = theta, [(float(roots.value[p]), int(search.order[p]), -1, int(p))
                            for p in np.flatnonzero(roots.value > floor)]
+    # free inputs with a window of more than PAIR_LIMIT pairs (all of them when the windows
+    # hold more than TOTAL_PAIR_LIMIT): branch and bound at once
+    pairs = np.maximum(hi - lo, 0).sum(axis=1)
+    wide = pairs > (PAIR_LIMIT if pairs.sum() <= TOTAL_PAIR_LIMIT else -1)
+    rest = np.unique(pos[wide])
     # intervals [start, stop) of the first half's subsets, one per (window, second-half subset)
-    window, b = np.nonzero(hi > lo)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
+                                for fill in (fill_low, fill_high)))
+    window, b = np.nonzero((hi > lo) & ~np.isin(pos, rest)[:, None])
     start, stop = lo[window, b], hi[window, b]
-    rest = np.zeros(0, int)
     while window.size:
         if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those free inputs
-            rest = np.unique(pos[window])
+            rest = np.union1d(rest, pos[window])
             break
+        # first with the free term's largest value over the whole window, then over the
+        # interval: convex in the budget, which is monotone along the interval
+        most = search.start + top.query(start, stop) + second[b]
+        near = most + term_max[window] > theta
+        window, b, start, stop, most = (x[near] for x in (window, b, start, stop, most))
         free = pos[window]
         cap_budget = search.weight[free]
         with np.errstate(invalid="ignore", divide="ignore"):
             ends = [search.free_term(free, np.clip(1.0 - weight_b[b] - weight_a[at], 0.0,
                                                     cap_budget)) for at in (start, stop - 1)]
-        # the free term is convex in the budget, which is monotone along the interval
-        upper = search.start + top.query(start, stop) + second[b] + np.maximum(*ends)
+        upper = most + np.maximum(*ends)
         leaf = stop - start == 1
         exact = leaf & windows.excludes(start, b, search.order[free])
         if exact.any():
             bound = max(bound, float(upper[exact].max()))
             good = np.flatnonzero(exact & (upper > floor))
+            if good.size > keep:
+                good = good[np.argpartition(-upper[good], keep - 1)[:keep]]
             found += [(float(upper[i]), int(search.order[free[i]]), int(start[i]), int(b[i]))
-                      for i in good[np.argsort(-upper[good], kind="stable")[:keep]]]
+                      for i in good]
         split = ~leaf & (upper > theta)
+        if split.any() and time.monotonic() >= deadline:
+            bound = max(bound, float(upper[split].max()))
+            break
         middle = (start[split] + stop[split]) // 2
         window, b = np.tile(window[split], 2), np.tile(b[split], 2)
         start, stop = (np.concatenate((start[split], middle)),
