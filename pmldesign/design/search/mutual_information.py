@@ -245,8 +245,9 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
 
 class _LiftMaster:
     """The restricted master LP over the lift vectors so far (:class:`.engine.Master`): weights
-    ``theta >= 0`` with ``sum theta g = 1``, solved by HiGHS without a time limit, so the loop
-    keeps twice the last solve's time for the next one."""
+    ``theta >= 0`` with ``sum theta g = 1``, solved by HiGHS within the seconds it is given
+    (the first solve, which must give a mechanism, without a limit), so the loop keeps no time
+    for it."""
 
     def __init__(self, prior: np.ndarray, lifts: np.ndarray) -> None:
         self.prior = prior
@@ -261,10 +262,14 @@ class _LiftMaster:
         self.utilities = np.concatenate([self.utilities, lift_utility(self.prior, columns)])
 
     def solve(self, seconds: float | None) -> bool:
-        clock = time.monotonic()
-        self.theta, self.duals = _master(self.lifts, self.utilities)
+        limit = None if seconds is None or not self.theta.size else seconds
+        if limit is not None and limit <= 0.0:
+            return False
+        solved = _master(self.lifts, self.utilities, limit)
+        if solved is None:  # the time limit ran out: the previous solution stays
+            return False
+        self.theta, self.duals = solved
         self.value = float(self.theta @ self.utilities)
-        self.reserve = 2.0 * (time.monotonic() - clock)
         return True
 
     def mechanism(self) -> np.ndarray:
@@ -322,15 +327,25 @@ def _price(families: list, duals: np.ndarray, deadline: float, floor: float, kee
     return columns, max(r.bound for r in results)
 
 
-def _master(lifts: np.ndarray, utilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Restricted master LP with HiGHS: weights ``theta`` and duals ``a`` of ``sum theta g = 1``."""
+def _master(lifts: np.ndarray, utilities: np.ndarray,
+            seconds: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Restricted master LP with HiGHS: weights ``theta`` and duals ``a`` of ``sum theta g = 1``;
+    ``None`` when ``seconds`` run out first."""
     from scipy.optimize import linprog
 
+    deadline = None if seconds is None else time.monotonic() + seconds
     for options in _LP_OPTIONS:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0.0:
+                return None
+            options = {**options, "time_limit": left}
         result = linprog(-utilities, A_eq=lifts.T, b_eq=np.ones(lifts.shape[1]),
                          bounds=(0, None), method="highs", options=options)
         if result.status == 0:
             break
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
     else:
         raise SolverError(f"mutual-information master LP failed: HiGHS status {result.status} "
                           f"({result.message})")
