@@ -638,19 +638,39 @@ class _CappedSearch:
         seg_pos = np.concatenate((pos, pos))
         k = np.concatenate(ends)
         seg_pos, k = seg_pos[k >= 0], k[k >= 0]
-        ratio = self.value[k] / self.weight[k]
         r_a = np.maximum(low[seg_pos], 1.0 - load[seg_pos, k + 1])
         r_b = np.minimum(high[seg_pos], 1.0 - load[seg_pos, k])
-        offset = self.start + gain[seg_pos, k] + (1.0 - load[seg_pos, k]) * ratio
+        # Martello-Toth on the segment (as in :meth:`_evaluate`): input k out, the fill topped
+        # up at the next undecided ratio, or k in, the excess removed at the previous one; each
+        # is linear in the budget, ``offset - r * slope`` (-inf when no such input)
+        index = np.arange(n)
+        mask = undecided[seg_pos]
+        after = np.where(mask & (index > k[:, None]), index, n).min(axis=1)
+        before = np.where(mask & (index < k[:, None]), index, -1).max(axis=1)
+        ratio = np.append(self.value / self.weight, 0.0)
+        slopes = np.stack((ratio[after], ratio[before]))
+        with np.errstate(invalid="ignore"):
+            offsets = np.stack((
+                np.where(after < n, gain[seg_pos, k] + (1.0 - load[seg_pos, k]) * slopes[0],
+                         -np.inf),
+                np.where(before >= 0, gain[seg_pos, k + 1]
+                         - (load[seg_pos, k + 1] - 1.0) * slopes[1], -np.inf))) + self.start
 
         def relaxed(r: np.ndarray) -> np.ndarray:
             with np.errstate(invalid="ignore", divide="ignore"):
-                return offset - r * ratio + self.free_term(seg_pos, r)
+                return (np.max(offsets - r * slopes, axis=0)
+                        + self.free_term(seg_pos, np.clip(r, 0.0, None)))
 
-        # the minimum: the free term's slope log(r / P) + 1 - a / P meets the ratio
+        # the minimum (convex): where a piece's slope meets the free term's slope
+        # log(r / P) + 1 - a / P, or where the two pieces cross
         prior, duals = self.prior[seg_pos], self.duals[seg_pos]
-        peak = prior * np.exp(np.minimum(ratio - 1.0 + duals / prior, 700.0))
-        middle = np.clip(peak, r_a, r_b)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            peaks = prior * np.exp(np.minimum(slopes - 1.0 + duals / prior, 700.0))
+            cross = (offsets[0] - offsets[1]) / (slopes[0] - slopes[1])
+        candidates = np.clip(np.nan_to_num(np.vstack((peaks, cross)), nan=0.0, posinf=0.0,
+                                           neginf=0.0), r_a, r_b)
+        middle = candidates[np.argmin(np.nan_to_num(np.vstack([relaxed(c) for c in candidates]),
+                                                    nan=np.inf), axis=0), np.arange(k.size)]
         whole = relaxed(middle) > theta
         left = relaxed(r_a) > theta
         right = relaxed(r_b) > theta
