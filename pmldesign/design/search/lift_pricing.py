@@ -283,7 +283,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     start, stop = lo[window, b], hi[window, b]
     while window.size:
         if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those free inputs
-            rest = np.union1d(rest, pos[window])
+            rest = np.union1d(rest, pos[np.bincount(window, minlength=pos.size) > 0])
             break
         # first with the free term's largest value over the whole window, then over the
         # interval: convex in the budget, which is monotone along the interval
