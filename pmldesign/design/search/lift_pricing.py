@@ -14,11 +14,18 @@ coordinate ``x*`` at ``(1 - cap P(S)) / P(x*)`` and the rest at 0. In budget for
 ``b_x = P(x) g(x)`` a capped input contributes the constant ``w_x (log cap - a_x / P_x)`` with
 weight ``w_x = cap P(x)``, and the free input the convex term
 ``r log(r / P(x*)) - r a(x*) / P(x*)`` of its budget ``r = 1 - w(S)``: a knapsack with a convex
-end piece. It is solved exactly by enumeration for small N, and otherwise by a best-first
-branch and bound whose node bound keeps the free coordinate's convex term exact and relaxes the
-others to a fractional knapsack (the maximum of that relaxation sits at a knapsack breakpoint,
-which is a true vertex, or at an end of the free budget's range, where one other input is
-fractional and is branched on).
+end piece. It is solved exactly
+
+* by enumeration for N <= :data:`ENUMERATION_LIMIT`;
+* by subset windows when at most :data:`~.subset_windows.MAX_ITEMS` inputs are light enough to
+  be capped (:func:`_window_search`): the relaxation below exceeds the best greedy vertex only
+  near the ends of the free budget's range, and the capped sets whose weight falls there are
+  listed by meet in the middle (:mod:`.subset_windows`);
+* otherwise by a best-first branch and bound whose node bound keeps the free coordinate's
+  convex term exact and relaxes the others to a fractional knapsack (the maximum of that
+  relaxation sits at a knapsack breakpoint, which is a true vertex, or at an end of the free
+  budget's range, where one other input is fractional, bounded as in Martello and Toth 1977,
+  docs/references.md, and branched on), nodes evaluated in numpy batches.
 """
 
 from __future__ import annotations
