@@ -165,10 +165,8 @@ class Nodes:
     members: np.ndarray
 
 
-#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first): at least
-#: BATCH, and a quarter of the open nodes when there are more, so the bookkeeping of the open
-#: nodes stays linear in the nodes evaluated.
-BATCH = 256
+#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first).
+BATCH = 512
 
 
 def _roots(n: int, positions: np.ndarray | None = None
@@ -178,6 +176,58 @@ def _roots(n: int, positions: np.ndarray | None = None
     positions = np.arange(n) if positions is None else positions
     nothing = np.broadcast_to(np.zeros((1, n), bool), (positions.size, n))
     return positions, nothing, nothing
+
+
+class _OpenNodes:
+    """The open nodes of :func:`_branch_and_bound`: rows of growing arrays, a taken or dropped
+    node marked by a bound of ``-inf`` and the rows compacted when most are dead, so taking
+    the best ``k`` nodes costs a scan of the bounds, not a copy of every node."""
+
+    def __init__(self, n: int) -> None:
+        self.pos = np.zeros(0, int)
+        self.fixed_in = np.zeros((0, n), bool)
+        self.fixed_out = np.zeros((0, n), bool)
+        self.bound = np.zeros(0)
+        self.branch = np.zeros(0, int)
+        self.size = 0
+
+    def add(self, pos, fixed_in, fixed_out, bound, branch) -> None:
+        new = (pos, fixed_in, fixed_out, bound, branch)
+        if self.size + pos.size > self.bound.size:  # grow (and compact) the arrays
+            live = np.flatnonzero(self.bound[: self.size] > -math.inf)
+            room = 2 * (live.size + pos.size) + 1024
+            for name in ("pos", "fixed_in", "fixed_out", "bound", "branch"):
+                old = getattr(self, name)
+                grown = np.empty((room,) + old.shape[1:], old.dtype)
+                grown[: live.size] = old[live]
+                setattr(self, name, grown)
+            self.bound[live.size:] = -math.inf
+            self.size = live.size
+        for name, rows in zip(("pos", "fixed_in", "fixed_out", "bound", "branch"), new,
+                              strict=True):
+            getattr(self, name)[self.size: self.size + pos.size] = rows
+        self.size += pos.size
+
+    def drop_below(self, threshold: float) -> float:
+        """Drop the nodes whose bound is at most ``threshold``; the largest bound dropped."""
+        bound = self.bound[: self.size]
+        low = (bound > -math.inf) & (bound <= threshold)
+        dropped = float(bound[low].max(initial=-math.inf))
+        bound[low] = -math.inf
+        return dropped
+
+    def take(self, count: int) -> tuple[np.ndarray, ...]:
+        """Remove and return the ``count`` open nodes of largest bound (fewer if fewer)."""
+        bound = self.bound[: self.size]
+        live = np.flatnonzero(bound > -math.inf)
+        if live.size > count:
+            live = live[np.argpartition(-bound[live], count - 1)[:count]]
+        taken = (self.pos[live], self.fixed_in[live], self.fixed_out[live], self.branch[live])
+        bound[live] = -math.inf
+        return taken
+
+    def largest(self) -> float:
+        return float(self.bound[: self.size].max(initial=-math.inf))
 
 
 def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep: int,
@@ -193,6 +243,7 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
     n = search.order.size
     state = {"best": -math.inf, "dropped": -math.inf}
     found: dict[bytes, tuple[float, int, np.ndarray]] = {}
+    open_nodes = _OpenNodes(n)
 
     def absorb(pos, fixed_in, fixed_out):
         nodes = search.evaluate(pos, fixed_in, fixed_out)
@@ -202,32 +253,23 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
             found[key] = (float(nodes.value[i]), int(pos[i]), nodes.members[i])
         alive = (nodes.branch >= 0) & (nodes.bound > max(state["best"], floor) + _TOL)
         state["dropped"] = max(state["dropped"], float(nodes.bound[~alive].max(initial=-math.inf)))
-        return pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive], \
-            nodes.branch[alive]
+        open_nodes.add(pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive],
+                       nodes.branch[alive])
 
-    pos, fixed_in, fixed_out, bound, branch = absorb(*_roots(n, positions))
-    while pos.size and len(found) < keep and time.monotonic() < deadline:
-        alive = bound > max(state["best"], floor) + _TOL
-        state["dropped"] = max(state["dropped"], float(bound[~alive].max(initial=-math.inf)))
-        pos, fixed_in, fixed_out, bound, branch = (
-            x[alive] for x in (pos, fixed_in, fixed_out, bound, branch))
+    absorb(*_roots(n, positions))
+    while len(found) < keep and time.monotonic() < deadline:
+        state["dropped"] = max(state["dropped"],
+                               open_nodes.drop_below(max(state["best"], floor) + _TOL))
+        pos, fixed_in, fixed_out, branch = open_nodes.take(BATCH)
         if not pos.size:
             break
-        batch = min(max(BATCH, pos.size // 4), pos.size)
-        chosen = np.zeros(pos.size, bool)
-        chosen[np.argpartition(-bound, batch - 1)[:batch]] = True
-        rows = np.arange(int(chosen.sum()))
-        grown, shrunk = fixed_in[chosen], fixed_out[chosen].copy()
-        grown = grown.copy()
-        grown[rows, branch[chosen]] = True
-        shrunk[rows, branch[chosen]] = True
-        children = absorb(np.concatenate((pos[chosen], pos[chosen])),
-                          np.vstack((grown, fixed_in[chosen])),
-                          np.vstack((fixed_out[chosen], shrunk)))
-        pos, fixed_in, fixed_out, bound, branch = (
-            np.concatenate((x[~chosen], y))
-            for x, y in zip((pos, fixed_in, fixed_out, bound, branch), children, strict=True))
-    bound = max(state["best"], state["dropped"], float(bound.max(initial=-math.inf)))
+        rows = np.arange(pos.size)
+        grown, shrunk = fixed_in.copy(), fixed_out.copy()
+        grown[rows, branch] = True
+        shrunk[rows, branch] = True
+        absorb(np.concatenate((pos, pos)), np.vstack((grown, fixed_in)),
+               np.vstack((fixed_out, shrunk)))
+    bound = max(state["best"], state["dropped"], open_nodes.largest())
     best = sorted(found.values(), key=lambda item: -item[0])[:keep]
     columns = (np.array([search.column(p, m) for _, p, m in best]) if best
                else np.zeros((0, n)))
