@@ -1,7 +1,7 @@
 """Mutual-information design: time and certified gap vs N, against the full vertex LP.
 
 Ours: ``maximize_mutual_information`` (column generation; exact pricing by enumeration up to
-N = 20, branch and bound beyond; budgets of 10 s for N = 24, 32 and 5 s / 60 s for N = 64, where
+N = 20, by subset windows when at most 36 inputs can be capped, branch and bound beyond; budgets of 10 s for N = 24, 32 and 5 s / 60 s for N = 64, where
 the run uses its whole budget trying to close the gap to 1e-10 and reports the certified gap).
 Baseline: one HiGHS LP over *every* vertex of the lift polytope (N 2^(N-1) candidates,
 docs/extremal.md Sec. 4), feasible up to N = 16. Prior: Dirichlet(2, ..., 2) with a
