@@ -47,6 +47,7 @@ from .two_level import LdpFamily, RobustTwoLevelFamily
 DEFAULT_TIME_LIMIT = 30.0
 _DEADLINE_SHARE = 0.97
 _EXACT_GAP = 1e-9  # gap below which a result is reported as exact
+_TOLERANCE = 0.1 * _EXACT_GAP  # the column generation stops at this certified gap
 _FLOOR = 1e-11  # smallest reduced cost worth a new column
 _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
@@ -231,7 +232,7 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
     master = _LiftMaster(prior, lifts)
     pricer = _LiftPricer(families, lifts)
-    search = column_generation(master, pricer, deadline, ceiling, 0.1 * _EXACT_GAP)
+    search = column_generation(master, pricer, deadline, ceiling, _TOLERANCE)
     mechanism = master.mechanism()
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
@@ -337,8 +338,11 @@ class _LiftPricer:
                                     exhaustive=True)
             columns = self._fresh(columns)
             bound = min(bound, found)
-            if columns.size or self.slack <= _FLOOR or found <= _FLOOR:
-                break  # (below _FLOOR no column is worth adding at any slack)
+            # below _FLOOR no column is worth adding at any slack; within _TOLERANCE of the
+            # master's value the search is over
+            closed = float(duals.sum()) + bound - value <= _TOLERANCE
+            if columns.size or self.slack <= _FLOOR or found <= _FLOOR or closed:
+                break
             self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
         return Entering(columns, float(duals.sum()) + bound)
 
