@@ -65,10 +65,11 @@ class SubsetWindows:
         ``[low_i, high_i]`` (one sorted search per window: the keys ascend)."""
         first, second = self.sums
         backwards = second[::-1]
-        lo = np.array([np.searchsorted(first, value - backwards, side="left")[::-1]
-                       for value in low]).reshape(low.size, second.size)
-        hi = np.array([np.searchsorted(first, value - backwards, side="right")[::-1]
-                       for value in high]).reshape(high.size, second.size)
+        lo = np.empty((low.size, second.size), np.int64)
+        hi = np.empty((high.size, second.size), np.int64)
+        for i in range(low.size):
+            lo[i, ::-1] = np.searchsorted(first, low[i] - backwards, side="left")
+            hi[i, ::-1] = np.searchsorted(first, high[i] - backwards, side="right")
         return lo, hi
 
     @staticmethod
