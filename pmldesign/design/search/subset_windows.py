@@ -3,7 +3,7 @@
 The capped pricing (:mod:`.lift_pricing`) needs, for a free input, every capped set ``S`` whose
 weight ``w(S)`` lies in a narrow window near an end of the free budget's range: there its branch
 and bound relaxation is loosest (a subset-sum question), while the windows hold few subsets.
-Splitting the inputs into two halves and sorting each half's ``2^(n/2)`` subset sums lists the
+Splitting the inputs into two halves and sorting each half's ``2^(n/2)`` subset sums finds the
 pairs with ``w(A) + w(B)`` in a window by two binary searches per subset of one half
 (Horowitz and Sahni, "Computing partitions with applications to the knapsack problem", 1974,
 see docs/references.md).
@@ -43,8 +43,8 @@ class SubsetWindows:
     --------
     >>> sw = SubsetWindows(np.array([0.5, 0.3, 0.2, 0.4]), np.arange(4))
     >>> lo, hi = sw.spans(np.array([0.69]), np.array([0.71]))
-    >>> a, b = sw.pairs(lo[0], hi[0])
-    >>> sw.members(a, b, 4)  # {0, 2} and {1, 3}: weight 0.7
+    >>> b = np.flatnonzero(hi[0] > lo[0])  # one first-half subset each here
+    >>> sw.members(lo[0, b], b, 4)  # {0, 2} and {1, 3}: weight 0.7
     array([[ True, False,  True, False],
            [False,  True, False,  True]])
     """
@@ -71,14 +71,6 @@ class SubsetWindows:
             lo[i, ::-1] = np.searchsorted(first, low[i] - backwards, side="left")
             hi[i, ::-1] = np.searchsorted(first, high[i] - backwards, side="right")
         return lo, hi
-
-    @staticmethod
-    def pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pairs ``(a, b)`` of one window's spans (:meth:`spans`, one row)."""
-        counts = np.maximum(hi - lo, 0)
-        b = np.repeat(np.arange(lo.size), counts)
-        offsets = np.repeat(np.cumsum(counts) - counts, counts)
-        return lo[b] + np.arange(b.size) - offsets, b
 
     def weight_of(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Total weight of the pairs."""
