@@ -41,11 +41,13 @@ FAMILIES = ("zipf:1", "zipf:1.5", "zipf:2", "geo:0.8", "geo:0.9")
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("share", [1.0, 0.5])
 @pytest.mark.parametrize("n", [7, 9])
-def test_branch_and_bound_on_hard_priors_is_the_all_vertex_optimum(family, share, n,
+@pytest.mark.parametrize("windows", [True, False])
+def test_branch_and_bound_on_hard_priors_is_the_all_vertex_optimum(family, share, n, windows,
                                                                     monkeypatch):
-    """The branch-and-bound pricing (enumeration switched off) reaches the optimum of the LP
-    over every vertex of the lift polytope, and proves it."""
+    """The complete pricing by subset windows and by branch and bound (enumeration switched
+    off) reaches the optimum of the LP over every vertex of the lift polytope, and proves it."""
     monkeypatch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
+    monkeypatch.setattr(lift_pricing, "MAX_ITEMS", 36 if windows else 0)
     prior = _hard(family, n)
     eps = share * _entropy(prior)
     optimum = mi_optimum(prior, eps)

@@ -14,11 +14,18 @@ coordinate ``x*`` at ``(1 - cap P(S)) / P(x*)`` and the rest at 0. In budget for
 ``b_x = P(x) g(x)`` a capped input contributes the constant ``w_x (log cap - a_x / P_x)`` with
 weight ``w_x = cap P(x)``, and the free input the convex term
 ``r log(r / P(x*)) - r a(x*) / P(x*)`` of its budget ``r = 1 - w(S)``: a knapsack with a convex
-end piece. It is solved exactly by enumeration for small N, and otherwise by a best-first
-branch and bound whose node bound keeps the free coordinate's convex term exact and relaxes the
-others to a fractional knapsack (the maximum of that relaxation sits at a knapsack breakpoint,
-which is a true vertex, or at an end of the free budget's range, where one other input is
-fractional and is branched on).
+end piece. It is solved exactly
+
+* by enumeration for N <= :data:`ENUMERATION_LIMIT`;
+* by subset windows when at most :data:`~.subset_windows.MAX_ITEMS` inputs are light enough to
+  be capped (:func:`_window_search`): the relaxation below exceeds the best greedy vertex only
+  near the ends of the free budget's range, and the capped sets whose weight falls there are
+  listed by meet in the middle (:mod:`.subset_windows`);
+* otherwise by a best-first branch and bound whose node bound keeps the free coordinate's
+  convex term exact and relaxes the others to a fractional knapsack (the maximum of that
+  relaxation sits at a knapsack breakpoint, which is a true vertex, or at an end of the free
+  budget's range, where one other input is fractional, bounded as in Martello and Toth 1977,
+  docs/references.md, and branched on), nodes evaluated in numpy batches.
 """
 
 from __future__ import annotations
@@ -29,9 +36,10 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
+
+from .subset_windows import MAX_ITEMS, RangeMax, SubsetWindows, subset_members, subset_sums
 
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
 ENUMERATION_LIMIT = 20
@@ -59,25 +67,6 @@ def lift_utility(prior: np.ndarray, lifts: np.ndarray) -> np.ndarray:
     0.6931471805599453
     """
     return xlogy(lifts, lifts) @ prior
-
-
-def subset_sums(values: np.ndarray) -> np.ndarray:
-    """``sums[m] = sum of values[i] over the bits i of m`` for every ``m < 2^len(values)``.
-
-    Examples
-    --------
-    >>> subset_sums(np.array([1.0, 10.0]))
-    array([ 0.,  1., 10., 11.])
-    """
-    sums = np.zeros(1)
-    for value in values:
-        sums = np.concatenate((sums, sums + value))
-    return sums
-
-
-def subset_members(masks: np.ndarray, n: int) -> np.ndarray:
-    """Boolean (len(masks), n) membership matrix of the bit masks."""
-    return ((masks[:, None] >> np.arange(n)) & 1).astype(bool)
 
 
 @dataclass(frozen=True)
@@ -164,6 +153,232 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
     return Priced(columns, bound)
 
 
+@dataclass(frozen=True)
+class Nodes:
+    """A batch of branch-and-bound nodes of :class:`_CappedSearch`, a row each: relaxation
+    ``bound``, ``value`` of the best vertex inside (``-inf``: none), ``branch`` (sorted index
+    of the fractional input, -1: none) and ``members`` (sorted, at the cap in that vertex)."""
+
+    bound: np.ndarray
+    value: np.ndarray
+    branch: np.ndarray
+    members: np.ndarray
+
+
+#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first).
+BATCH = 512
+
+
+def _roots(n: int, positions: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One root node per free coordinate (sorted index; all, or ``positions``), nothing fixed
+    (read-only views of one row)."""
+    positions = np.arange(n) if positions is None else positions
+    nothing = np.broadcast_to(np.zeros((1, n), bool), (positions.size, n))
+    return positions, nothing, nothing
+
+
+class _OpenNodes:
+    """The open nodes of :func:`_branch_and_bound`: rows of growing arrays, a taken or dropped
+    node marked by a bound of ``-inf`` and the rows compacted when most are dead, so taking
+    the best ``k`` nodes costs a scan of the bounds, not a copy of every node."""
+
+    def __init__(self, n: int) -> None:
+        self.pos = np.zeros(0, int)
+        self.fixed_in = np.zeros((0, n), bool)
+        self.fixed_out = np.zeros((0, n), bool)
+        self.bound = np.zeros(0)
+        self.branch = np.zeros(0, int)
+        self.size = 0
+
+    def add(self, pos, fixed_in, fixed_out, bound, branch) -> None:
+        new = (pos, fixed_in, fixed_out, bound, branch)
+        if self.size + pos.size > self.bound.size:  # grow (and compact) the arrays
+            live = np.flatnonzero(self.bound[: self.size] > -math.inf)
+            room = 2 * (live.size + pos.size) + 1024
+            for name in ("pos", "fixed_in", "fixed_out", "bound", "branch"):
+                old = getattr(self, name)
+                grown = np.empty((room,) + old.shape[1:], old.dtype)
+                grown[: live.size] = old[live]
+                setattr(self, name, grown)
+            self.bound[live.size:] = -math.inf
+            self.size = live.size
+        for name, rows in zip(("pos", "fixed_in", "fixed_out", "bound", "branch"), new,
+                              strict=True):
+            getattr(self, name)[self.size: self.size + pos.size] = rows
+        self.size += pos.size
+
+    def drop_below(self, threshold: float) -> float:
+        """Drop the nodes whose bound is at most ``threshold``; the largest bound dropped."""
+        bound = self.bound[: self.size]
+        low = (bound > -math.inf) & (bound <= threshold)
+        dropped = float(bound[low].max(initial=-math.inf))
+        bound[low] = -math.inf
+        return dropped
+
+    def take(self, count: int) -> tuple[np.ndarray, ...]:
+        """Remove and return the ``count`` open nodes of largest bound (fewer if fewer)."""
+        bound = self.bound[: self.size]
+        live = np.flatnonzero(bound > -math.inf)
+        if live.size > count:
+            live = live[np.argpartition(-bound[live], count - 1)[:count]]
+        taken = (self.pos[live], self.fixed_in[live], self.fixed_out[live], self.branch[live])
+        bound[live] = -math.inf
+        return taken
+
+    def largest(self) -> float:
+        return float(self.bound[: self.size].max(initial=-math.inf))
+
+
+def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep: int,
+                      positions: np.ndarray | None = None) -> Priced:
+    """Best-first branch and bound over :class:`_CappedSearch` nodes, :data:`BATCH` at a time.
+
+    Roots: every free coordinate, or the sorted indices ``positions``. A node whose bound
+    does not exceed ``max(incumbent, floor)`` is dropped and its bound remembered: the
+    returned bound is the maximum of the incumbent, every dropped bound and every open bound,
+    so it stays certified when the search stops early (``keep`` vertices above ``floor``
+    found, or the deadline).
+    """
+    n = search.order.size
+    state = {"best": -math.inf, "dropped": -math.inf}
+    found: dict[bytes, tuple[float, int, np.ndarray]] = {}
+    open_nodes = _OpenNodes(n)
+
+    def absorb(pos, fixed_in, fixed_out):
+        nodes = search.evaluate(pos, fixed_in, fixed_out)
+        state["best"] = max(state["best"], float(nodes.value.max(initial=-math.inf)))
+        for i in np.flatnonzero(nodes.value > floor):
+            key = nodes.members[i].tobytes() + int(pos[i]).to_bytes(4, "little")
+            found[key] = (float(nodes.value[i]), int(pos[i]), nodes.members[i])
+        alive = (nodes.branch >= 0) & (nodes.bound > max(state["best"], floor) + _TOL)
+        state["dropped"] = max(state["dropped"], float(nodes.bound[~alive].max(initial=-math.inf)))
+        open_nodes.add(pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive],
+                       nodes.branch[alive])
+
+    absorb(*_roots(n, positions))
+    while len(found) < keep and time.monotonic() < deadline:
+        state["dropped"] = max(state["dropped"],
+                               open_nodes.drop_below(max(state["best"], floor) + _TOL))
+        pos, fixed_in, fixed_out, branch = open_nodes.take(BATCH)
+        if not pos.size:
+            break
+        rows = np.arange(pos.size)
+        grown, shrunk = fixed_in.copy(), fixed_out.copy()
+        grown[rows, branch] = True
+        shrunk[rows, branch] = True
+        absorb(np.concatenate((pos, pos)), np.vstack((grown, fixed_in)),
+               np.vstack((fixed_out, shrunk)))
+    bound = max(state["best"], state["dropped"], open_nodes.largest())
+    best = sorted(found.values(), key=lambda item: -item[0])[:keep]
+    columns = (np.array([search.column(p, m) for _, p, m in best]) if best
+               else np.zeros((0, n)))
+    return Priced(columns, bound)
+
+
+#: Intervals of subsets refined at once by :func:`_window_search` at most, and pairs in one
+#: window at most; beyond, the free inputs concerned are searched by branch and bound.
+INTERVAL_LIMIT = 4_000_000
+PAIR_LIMIT = 20_000_000
+#: Pairs in all windows beyond which every free input goes to branch and bound.
+TOTAL_PAIR_LIMIT = 100_000_000
+#: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
+#: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most).
+WINDOW_COLUMNS = 512
+
+
+def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: float,
+                   floor: float, keep: int) -> Priced:
+    """Complete capped pricing by subset windows (:mod:`.subset_windows`).
+
+    With ``theta = max(best greedy vertex, floor)``, the relaxation of each root (free input
+    ``x*``) is at most ``theta`` outside a window at each end of the free budget's range
+    (:meth:`_CappedSearch.end_windows`): every vertex outside is bounded by ``theta``. The
+    capped sets whose weight falls in a window are pairs of subsets of two halves; for each
+    subset ``b`` of the second half they form an interval of the first half's subsets sorted
+    by weight, bounded by the largest value in it (:class:`~.subset_windows.RangeMax`) plus the
+    free term at the interval's ends (convex in the budget, which is monotone along the
+    interval). Intervals above ``theta`` are halved until single pairs, whose value is exact.
+    A free input with a window of more than :data:`PAIR_LIMIT` pairs (every one, when the
+    windows hold more than :data:`TOTAL_PAIR_LIMIT`), or with intervals open when more than
+    :data:`INTERVAL_LIMIT` are, goes to :func:`_branch_and_bound`. At the
+    deadline the open intervals' bounds join the bound. Certified bound: the maximum of
+    ``theta``, the exact values and the other bounds. Returns up to
+    ``max(keep, WINDOW_COLUMNS)`` columns.
+    """
+    n, keep = search.order.size, max(keep, WINDOW_COLUMNS)
+    roots = search.evaluate(*_roots(n))
+    theta = max(float(roots.value.max(initial=-math.inf)), floor)
+    pos, r_low, r_high = search.end_windows(theta)
+    fill_low, fill_high = 1.0 - r_high - _TOL, 1.0 - r_low + _TOL
+    lo, hi = windows.spans(fill_low, fill_high)
+    values_by_input = np.empty(n)
+    values_by_input[search.order] = search.value
+    first, second = windows.value_sums(values_by_input)
+    top = RangeMax(first)
+    weight_a, weight_b = windows.sums
+    bound, found = theta, [(float(roots.value[p]), int(search.order[p]), -1, int(p))
+                           for p in np.flatnonzero(roots.value > floor)]
+    # free inputs with a window of more than PAIR_LIMIT pairs (all of them when the windows
+    # hold more than TOTAL_PAIR_LIMIT): branch and bound at once
+    pairs = np.maximum(hi - lo, 0).sum(axis=1)
+    wide = pairs > (PAIR_LIMIT if pairs.sum() <= TOTAL_PAIR_LIMIT else -1)
+    rest = np.unique(pos[wide])
+    # intervals [start, stop) of the first half's subsets, one per (window, second-half subset)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
+                                for fill in (fill_low, fill_high)))
+    window, b = np.nonzero((hi > lo) & ~np.isin(pos, rest)[:, None])
+    start, stop = lo[window, b], hi[window, b]
+    while window.size:
+        if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those free inputs
+            rest = np.union1d(rest, pos[np.bincount(window, minlength=pos.size) > 0])
+            break
+        # first with the free term's largest value over the whole window, then over the
+        # interval: convex in the budget, which is monotone along the interval
+        most = search.start + top.query(start, stop) + second[b]
+        near = most + term_max[window] > theta
+        window, b, start, stop, most = (x[near] for x in (window, b, start, stop, most))
+        free = pos[window]
+        cap_budget = search.weight[free]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ends = [search.free_term(free, np.clip(1.0 - weight_b[b] - weight_a[at], 0.0,
+                                                    cap_budget)) for at in (start, stop - 1)]
+        upper = most + np.maximum(*ends)
+        leaf = stop - start == 1
+        exact = leaf & windows.excludes(start, b, search.order[free])
+        if exact.any():
+            bound = max(bound, float(upper[exact].max()))
+            good = np.flatnonzero(exact & (upper > floor))
+            if good.size > keep:
+                good = good[np.argpartition(-upper[good], keep - 1)[:keep]]
+            found += [(float(upper[i]), int(search.order[free[i]]), int(start[i]), int(b[i]))
+                      for i in good]
+        split = ~leaf & (upper > theta)
+        if split.any() and time.monotonic() >= deadline:
+            bound = max(bound, float(upper[split].max()))
+            break
+        middle = (start[split] + stop[split]) // 2
+        window, b = np.tile(window[split], 2), np.tile(b[split], 2)
+        start, stop = (np.concatenate((start[split], middle)),
+                       np.concatenate((middle, stop[split])))
+    columns = []
+    for value, free, a, b in sorted(found, key=lambda item: -item[0])[:keep]:
+        if a < 0:  # a greedy vertex of root b
+            columns.append((value, search.column(b, roots.members[b])))
+            continue
+        members = windows.members(np.array([a]), np.array([b]), n)[0]
+        columns.append((value, search.family.vertex(members, free,
+                                                     search.family.room_left(members))))
+    if rest.size:
+        priced = _branch_and_bound(search, deadline, floor, keep, rest)
+        bound = max(bound, priced.bound)
+        columns += [(math.inf, column) for column in priced.columns]
+    columns.sort(key=lambda item: -item[0])
+    kept = np.array([column for _, column in columns[:keep]]) if columns else np.zeros((0, n))
+    return Priced(kept, bound)
+
+
 class CappedFamily:
     """Vertices of the lift polytope ``{g in [lower, cap]^N : <P, g> = 1}`` (docs/extremal.md Sec.
     4).
@@ -195,6 +410,13 @@ class CappedFamily:
         self.n = prior.size
         small = self.n <= ENUMERATION_LIMIT and lower == 0.0
         self._table = self._enumerate() if small else None
+        # a few dozen inputs light enough to be capped: complete pricing by subset windows
+        light = np.flatnonzero(self.weight <= 1.0 + _TOL)
+        # the heavier half first: the first half's subset sums (searched) spread widely, the
+        # second's (one interval each) cluster; measured 2-4x faster than other splits
+        light = light[np.argsort(-self.weight[light], kind="stable")]
+        self._windows = (SubsetWindows(self.weight, light)
+                         if not small and lower == 0.0 and light.size <= MAX_ITEMS else None)
 
     @property
     def enumerated(self) -> bool:
@@ -289,19 +511,17 @@ class CappedFamily:
         if self._table is not None:
             return self._price_table(duals, floor, keep)
         search = _CappedSearch(self, duals)
-        roots = [(pos, np.zeros(self.n, bool), np.zeros(self.n, bool)) for pos in range(self.n)]
+        if exhaustive and self._windows is not None:
+            return _window_search(search, self._windows, deadline, floor, keep)
         if exhaustive:
-            return best_first(roots, search.evaluate, deadline, floor, keep, self.n)
-        nodes = []
-        for root in roots:  # at large N the roots alone take a while: stop at the deadline
-            if time.monotonic() >= deadline:
-                break
-            nodes.append(search.evaluate(*root))
-        bound = max((node.bound for node in nodes if node is not None), default=-math.inf)
-        if len(nodes) < len(roots):  # roots left unseen: no bound
-            bound = math.inf
-        starts = sorted(((node.value, pos) for pos, node in enumerate(nodes)
-                         if keep and node is not None and node.column is not None), reverse=True)
+            return _branch_and_bound(search, deadline, floor, keep)
+        # at large N the roots alone take a while: stop at the deadline (then no bound)
+        roots = search.evaluate(*_roots(self.n), deadline)
+        bound = (float(roots.bound.max(initial=-math.inf)) if roots.bound.size == self.n
+                 else math.inf)
+        order = np.argsort(-roots.value, kind="stable")
+        starts = [(float(roots.value[pos]), pos) for pos in order
+                  if keep and roots.value[pos] > -math.inf]
         # local search from the best greedy vertices first, O(N) each (SWAP_CANDIDATES), for at
         # most IMPROVE_SHARE of the time left (the first one until the deadline); the others keep
         # their greedy vertex
@@ -309,11 +529,11 @@ class CappedFamily:
         now = time.monotonic()
         stop = now + IMPROVE_SHARE * max(0.0, deadline - now)
         for value, pos in starts:
-            column = nodes[pos].column()
+            column = search.column(int(pos), roots.members[pos])
             if time.monotonic() >= (stop if improved else deadline):
                 improved.append((value, column))
             else:
-                improved.append(search.improve(pos, column))
+                improved.append(search.improve(int(pos), column))
         values = np.array([value for value, _ in improved])
         columns = top_columns(values, lambda idx: np.array([improved[i][1] for i in idx]),
                               floor, keep, self.n)
@@ -337,11 +557,14 @@ class CappedFamily:
 
 
 class _CappedSearch:
-    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio).
+    """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio),
+    evaluated in batches.
 
     Budget form ``b_x = P(x) g(x)`` (module docstring): every input starts at ``lower`` with
     reduced cost ``P lower log lower - a lower``; raising it to the cap gains ``value`` for
-    ``weight = P (cap - lower)`` of budget.
+    ``weight = P (cap - lower)`` of budget. A node is a free coordinate ``pos`` (sorted index)
+    with inputs fixed at the cap (``fixed_in``) or at ``lower`` (``fixed_out``); a batch is a
+    row per node.
     """
 
     def __init__(self, family: CappedFamily, duals: np.ndarray) -> None:
@@ -355,55 +578,175 @@ class _CappedSearch:
         self.start = float(low.sum())
         self.prior = family.prior[self.order]
         self.duals = duals[self.order]
+        #: nodes per batch: about 2^16 entries per (nodes x N) array (measured fastest: the
+        #: temporaries stay in cache)
+        self.chunk = max(1, 2**16 // (self.order.size + 1))
 
-    def _free_term(self, pos: int, budget: np.ndarray) -> np.ndarray:
-        mass = self.family.lower * self.prior[pos] + budget
-        return (xlogy(mass, mass / self.prior[pos]) - mass * self.duals[pos] / self.prior[pos]
-                - self.low[pos])
+    def free_term(self, pos: np.ndarray, budget: np.ndarray) -> np.ndarray:
+        """Reduced cost gained by the free input ``pos`` with ``budget`` above ``lower``
+        (``pos`` broadcast against ``budget``)."""
+        prior = self.prior[pos]
+        mass = self.family.lower * prior + budget
+        return xlogy(mass, mass / prior) - mass * self.duals[pos] / prior - self.low[pos]
 
-    def evaluate(self, pos: int, fixed_in: np.ndarray, fixed_out: np.ndarray) -> NodeEval | None:
-        """Node with free coordinate ``pos`` (sorted index): exact max of its relaxation."""
-        room = 1.0 - self.family.lower - self.weight[fixed_in].sum()
+    def evaluate(self, pos: np.ndarray, fixed_in: np.ndarray, fixed_out: np.ndarray,
+                 deadline: float = math.inf) -> Nodes:
+        """Exact maximum of each node's relaxation, in chunks of :attr:`chunk` nodes; the
+        chunks reached before ``deadline`` only (at least one)."""
+        parts = []
+        for i in range(0, pos.size, self.chunk):
+            if parts and time.monotonic() >= deadline:
+                break
+            parts.append(self._evaluate(pos[i:i + self.chunk], fixed_in[i:i + self.chunk],
+                                        fixed_out[i:i + self.chunk]))
+        return Nodes(*(np.concatenate(field) for field in zip(*parts, strict=True)))
+
+    def _evaluate(self, pos: np.ndarray, fixed_in: np.ndarray,
+                  fixed_out: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Relaxation of a batch of nodes: the free input's convex term exact, the undecided
+        inputs a fractional knapsack. Its maximum over the free budget's range sits at a
+        knapsack breakpoint (a vertex: the best one is returned) or at an end of the range,
+        where one undecided input is fractional (the branching input)."""
+        rows = np.arange(pos.size)
+        room = 1.0 - self.family.lower - fixed_in @ self.weight
         # an input heavier than the room left can never join the capped set: out of the relaxation
-        undecided = ~(fixed_in | fixed_out) & (self.weight <= room + _TOL)
-        undecided[pos] = False
-        idx = np.flatnonzero(undecided)
-        base = self.start + self.value[fixed_in].sum()
-        load = np.concatenate(([0.0], np.cumsum(self.weight[idx])))
-        gain = np.concatenate(([0.0], np.cumsum(self.value[idx])))
+        undecided = ~(fixed_in | fixed_out) & (self.weight[None, :] <= room[:, None] + _TOL)
+        undecided[rows, pos] = False
+        base = self.start + fixed_in @ self.value
+        zero = np.zeros((pos.size, 1))
+        load = np.hstack((zero, np.cumsum(undecided * self.weight, axis=1)))
+        gain = np.hstack((zero, np.cumsum(undecided * self.value, axis=1)))
         cap_budget = self.weight[pos]
-        low, high = max(0.0, room - load[-1]), min(cap_budget, room)
-        if low > high + _TOL:
-            return None
-        # breakpoints of the knapsack (vertices) and the two ends of the free budget's range
-        budgets = room - load
-        ks = np.flatnonzero((budgets >= low - _TOL) & (budgets <= high + _TOL))
-        ends = np.concatenate((budgets[ks], (low, high)))
-        terms = self._free_term(pos, np.clip(ends, 0, cap_budget))
-        value, column = -math.inf, None
-        if ks.size:
-            values = base + gain[ks] + terms[:-2]
-            best = int(np.argmax(values))
-            value = float(values[best])
-            column = partial(self._column, pos, fixed_in, idx[: ks[best]])
-        bound, branch = value, -1
-        for budget, term in zip((low, high), terms[-2:], strict=True):
-            fill = room - budget
-            k = int(np.searchsorted(load, fill, side="right")) - 1
-            if k >= idx.size or fill - load[k] <= _TOL:
-                continue  # the fill ends on a breakpoint: a vertex, already counted
-            frac = (fill - load[k]) / self.weight[idx[k]]
-            relaxed = float(base + gain[k] + frac * self.value[idx[k]] + term)
-            if relaxed > bound:
-                bound, branch = relaxed, int(idx[k])
-        return NodeEval(bound, value, column, branch)
+        low, high = np.maximum(0.0, room - load[:, -1]), np.minimum(cap_budget, room)
+        feasible = low <= high + _TOL
+        # breakpoints of the knapsack (vertices: the first j undecided inputs in sorted order)
+        budgets = room[:, None] - load
+        breakpoint = ((budgets >= low[:, None] - _TOL) & (budgets <= high[:, None] + _TOL)
+                      & feasible[:, None])
+        at, where = np.nonzero(breakpoint)  # few per node: the free term only there
+        values = np.full(budgets.shape, -np.inf)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values[at, where] = base[at] + gain[at, where] + self.free_term(
+                pos[at], np.clip(budgets[at, where], 0.0, cap_budget[at]))
+        cut = np.argmax(values, axis=1)
+        value = values[rows, cut]
+        bound, branch = value.copy(), np.full(pos.size, -1)
+        # value ratio of the nearest undecided input after / before each sorted position
+        index = np.arange(self.weight.size)
+        after = np.minimum.accumulate(np.where(undecided, index, index.size)[:, ::-1],
+                                      axis=1)[:, ::-1]
+        before = np.maximum.accumulate(np.where(undecided, index, -1), axis=1)
+        ratio = np.append(self.value / self.weight, np.nan)
+        for end in (low, high):  # the ends of the free budget's range
+            fill = room - end
+            k = (load <= fill[:, None]).sum(axis=1) - 1
+            inner = feasible & (k < load.shape[1] - 1)
+            k = np.minimum(k, load.shape[1] - 2)
+            rest = fill - load[rows, k]
+            inner &= rest > _TOL  # else the fill ends on a breakpoint: a vertex, counted
+            # Martello-Toth: input k out, the rest filled at the next ratio; or k in, the excess
+            # removed at the previous ratio (no such input: that case holds no vertex)
+            nxt = after[rows, np.minimum(k + 1, index.size - 1)]
+            nxt = np.where(k + 1 < index.size, nxt, index.size)
+            prv = np.where(k > 0, before[rows, np.maximum(k - 1, 0)], -1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = np.where(nxt < index.size, gain[rows, k] + rest * ratio[nxt], -np.inf)
+                over = load[rows, k + 1] - fill
+                into = np.where(prv >= 0, gain[rows, k + 1] - over * ratio[prv], -np.inf)
+                relaxed = (base + np.maximum(out, into)
+                           + self.free_term(pos, np.clip(end, 0.0, cap_budget)))
+            better = inner & (relaxed > bound)
+            bound = np.where(better, relaxed, bound)
+            branch = np.where(better, k, branch)
+        bound = np.where(feasible, bound, -np.inf)
+        members = fixed_in | (undecided & (np.arange(self.weight.size)[None, :] < cut[:, None]))
+        return bound, value, branch, members
 
-    def _column(self, pos: int, fixed_in: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-        members = np.zeros(self.order.size, bool)
-        members[self.order[fixed_in]] = True
-        members[self.order[chosen]] = True
+    def end_windows(self, theta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the roots' relaxations exceed ``theta``: ``(pos, r_low, r_high)``, free budget
+        windows ``[r_low, r_high]`` of free input ``pos`` (sorted index), for ``lower = 0``.
+
+        Between two knapsack breakpoints the relaxation is convex in the free budget, so it
+        stays below the larger breakpoint value, a vertex value at most ``theta`` (``theta`` is
+        at least the best greedy vertex): it can exceed ``theta`` only on the end segments (from
+        an end of the range to the nearest breakpoint), and there, being convex, on at most an
+        interval at each end of the segment, found by bisection (the window keeps the
+        point where the relaxation is back below ``theta``).
+        """
+        n = self.weight.size
+        pos, rows = np.arange(n), np.arange(n)
+        undecided = (self.weight <= 1.0 + _TOL)[None, :] & ~np.eye(n, dtype=bool)
+        zero = np.zeros((n, 1))
+        load = np.hstack((zero, np.cumsum(undecided * self.weight, axis=1)))
+        gain = np.hstack((zero, np.cumsum(undecided * self.value, axis=1)))
+        low, high = np.maximum(0.0, 1.0 - load[:, -1]), np.minimum(self.weight, 1.0)
+        ends = []
+        for end in (low, high):
+            fill = 1.0 - end
+            k = np.minimum((load <= fill[:, None]).sum(axis=1) - 1, n - 1)
+            inner = (low <= high + _TOL) & (fill - load[rows, k] > _TOL) & (fill < load[:, -1])
+            ends.append(np.where(inner, k, -1))
+        ends[1] = np.where(ends[1] == ends[0], -1, ends[1])  # one segment holds both ends
+        seg_pos = np.concatenate((pos, pos))
+        k = np.concatenate(ends)
+        seg_pos, k = seg_pos[k >= 0], k[k >= 0]
+        r_a = np.maximum(low[seg_pos], 1.0 - load[seg_pos, k + 1])
+        r_b = np.minimum(high[seg_pos], 1.0 - load[seg_pos, k])
+        # Martello-Toth on the segment (as in :meth:`_evaluate`): input k out, the fill topped
+        # up at the next undecided ratio, or k in, the excess removed at the previous one; each
+        # is linear in the budget, ``offset - r * slope`` (-inf when no such input)
+        index = np.arange(n)
+        mask = undecided[seg_pos]
+        after = np.where(mask & (index > k[:, None]), index, n).min(axis=1)
+        before = np.where(mask & (index < k[:, None]), index, -1).max(axis=1)
+        ratio = np.append(self.value / self.weight, 0.0)
+        slopes = np.stack((ratio[after], ratio[before]))
+        with np.errstate(invalid="ignore"):
+            offsets = np.stack((
+                np.where(after < n, gain[seg_pos, k] + (1.0 - load[seg_pos, k]) * slopes[0],
+                         -np.inf),
+                np.where(before >= 0, gain[seg_pos, k + 1]
+                         - (load[seg_pos, k + 1] - 1.0) * slopes[1], -np.inf))) + self.start
+
+        def relaxed(r: np.ndarray) -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (np.max(offsets - r * slopes, axis=0)
+                        + self.free_term(seg_pos, np.clip(r, 0.0, None)))
+
+        # the minimum (convex): where a piece's slope meets the free term's slope
+        # log(r / P) + 1 - a / P, or where the two pieces cross
+        prior, duals = self.prior[seg_pos], self.duals[seg_pos]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            peaks = prior * np.exp(np.minimum(slopes - 1.0 + duals / prior, 700.0))
+            cross = (offsets[0] - offsets[1]) / (slopes[0] - slopes[1])
+        candidates = np.clip(np.nan_to_num(np.vstack((peaks, cross)), nan=0.0, posinf=0.0,
+                                           neginf=0.0), r_a, r_b)
+        middle = candidates[np.argmin(np.nan_to_num(np.vstack([relaxed(c) for c in candidates]),
+                                                    nan=np.inf), axis=0), np.arange(k.size)]
+        whole = relaxed(middle) > theta
+        left = relaxed(r_a) > theta
+        right = relaxed(r_b) > theta
+        left_in, right_in = middle.copy(), middle.copy()  # relaxation <= theta there
+        left_out, right_out = r_a.copy(), r_b.copy()  # > theta there (where it matters)
+        for _ in range(60):
+            mid = 0.5 * (left_out + left_in)
+            over = relaxed(mid) > theta
+            left_out, left_in = np.where(over, mid, left_out), np.where(over, left_in, mid)
+            mid = 0.5 * (right_out + right_in)
+            over = relaxed(mid) > theta
+            right_out, right_in = np.where(over, mid, right_out), np.where(over, right_in, mid)
+        lows = np.concatenate((r_a, np.where(whole, r_a, right_in)))
+        highs = np.concatenate((np.where(whole, r_b, left_in), r_b))
+        keep = np.concatenate((left | whole, right & ~whole)) & (lows <= highs)
+        return np.concatenate((seg_pos, seg_pos))[keep], lows[keep], highs[keep]
+
+    def column(self, pos: int, members: np.ndarray) -> np.ndarray:
+        """Lift vector of the vertex with free input ``pos`` and ``members`` (sorted indices) at
+        the cap."""
+        chosen = np.zeros(self.order.size, bool)
+        chosen[self.order[members]] = True
         free = int(self.order[pos])
-        return self.family.vertex(members, free, self.family.room_left(members))
+        return self.family.vertex(chosen, free, self.family.room_left(chosen))
 
     def improve(self, pos: int, column: np.ndarray, rounds: int = 4) -> tuple[float, np.ndarray]:
         """Local search from a vertex with free coordinate ``pos``: best single add, drop or
@@ -412,7 +755,7 @@ class _CappedSearch:
         members[pos] = False
         budget = 1.0 - self.family.lower - self.weight[members].sum()
         value = float(self.start + self.value[members].sum()
-                      + self._free_term(pos, np.array(budget)))
+                      + self.free_term(pos, np.array(budget)))
         for _ in range(rounds):
             # inputs by decreasing value ratio: the worst capped ones and the best others are the
             # likeliest moves; at most SWAP_CANDIDATES of each keep the work O(N) at large N
@@ -427,7 +770,7 @@ class _CappedSearch:
             moved = budget + drop_w[:, None] - add_w[None, :]
             ok = (moved >= 0.0) & (moved <= self.weight[pos])
             gains = np.where(ok, add_v[None, :] - drop_v[:, None]
-                             + self._free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
+                             + self.free_term(pos, np.clip(moved, 0.0, self.weight[pos])), -np.inf)
             i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
             candidate = float(self.start + self.value[members].sum() + gains[i, j])
             if candidate <= value + _TOL:
@@ -437,4 +780,4 @@ class _CappedSearch:
             if j:
                 members[outside[j - 1]] = True
             budget, value = float(moved[i, j]), candidate
-        return value, self._column(pos, members, np.zeros(0, int))
+        return value, self.column(pos, members)

@@ -36,6 +36,7 @@ from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_
 from ...leakage import mutual_information
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
+from .._highs import new_highs
 from ..math.feasible import FeasibleSet
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
@@ -46,11 +47,13 @@ from .two_level import LdpFamily, RobustTwoLevelFamily
 DEFAULT_TIME_LIMIT = 30.0
 _DEADLINE_SHARE = 0.97
 _EXACT_GAP = 1e-9  # gap below which a result is reported as exact
+_TOLERANCE = 0.1 * _EXACT_GAP  # the column generation stops at this certified gap
 _FLOOR = 1e-11  # smallest reduced cost worth a new column
 _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
 _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {})
+_HIGHS_DEFAULT_TOLERANCE = 1e-7
 _MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
 
@@ -229,7 +232,7 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
     master = _LiftMaster(prior, lifts)
     pricer = _LiftPricer(families, lifts)
-    search = column_generation(master, pricer, deadline, ceiling, 0.1 * _EXACT_GAP)
+    search = column_generation(master, pricer, deadline, ceiling, _TOLERANCE)
     mechanism = master.mechanism()
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
@@ -245,26 +248,65 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
 
 class _LiftMaster:
     """The restricted master LP over the lift vectors so far (:class:`.engine.Master`): weights
-    ``theta >= 0`` with ``sum theta g = 1``, solved by HiGHS without a time limit, so the loop
-    keeps twice the last solve's time for the next one."""
+    ``theta >= 0`` with ``sum theta g = 1``, one HiGHS model that grows by columns and is
+    re-solved from the previous basis (still primal feasible: new columns enter at 0), within
+    the seconds it is given (the first solve, which must give a mechanism, without a limit),
+    so the loop keeps no time for it. Tight tolerances first; HiGHS defaults as a fallback when
+    those stall on near-duplicate columns."""
 
     def __init__(self, prior: np.ndarray, lifts: np.ndarray) -> None:
+        import highspy
+
+        self.highspy = highspy
         self.prior = prior
-        self.lifts = lifts
-        self.utilities = lift_utility(prior, lifts)
+        self.lifts = np.zeros((0, prior.size))
+        self.utilities = np.zeros(0)
         self.theta = np.zeros(0)
         self.reserve = 0.0
         self.renormalised = False  # whether :meth:`mechanism` had to renormalise the rows
+        self.solver = new_highs()
+        self.solver.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
+        n = prior.size
+        self.solver.addRows(n, np.ones(n), np.ones(n), 0, empty_i, empty_i, empty_f)
+        self.add(lifts)
 
     def add(self, columns: np.ndarray) -> None:
+        utilities = lift_utility(self.prior, columns)
         self.lifts = np.vstack([self.lifts, columns])
-        self.utilities = np.concatenate([self.utilities, lift_utility(self.prior, columns)])
+        self.utilities = np.concatenate([self.utilities, utilities])
+        rows, cols = np.nonzero(columns.T)
+        order = np.lexsort((rows, cols))
+        rows, cols = rows[order], cols[order]
+        starts = np.searchsorted(cols, np.arange(columns.shape[0])).astype(np.int32)
+        self.solver.addCols(columns.shape[0], utilities, np.zeros(columns.shape[0]),
+                            np.full(columns.shape[0], self.highspy.kHighsInf), rows.size,
+                            starts, rows.astype(np.int32), columns[cols, rows])
 
     def solve(self, seconds: float | None) -> bool:
-        clock = time.monotonic()
-        self.theta, self.duals = _master(self.lifts, self.utilities)
+        limit = None if seconds is None or not self.theta.size else seconds
+        end = math.inf if limit is None else time.monotonic() + limit
+        solver, status = self.solver, self.highspy.HighsModelStatus
+        for options in _LP_OPTIONS:
+            for name in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+                solver.setOptionValue(name, options.get(name, _HIGHS_DEFAULT_TOLERANCE))
+            left = end - time.monotonic()
+            if left <= 0.0:
+                return False  # the time limit ran out: the previous solution stays
+            solver.setOptionValue("time_limit", self.highspy.kHighsInf if math.isinf(left)
+                                  else solver.getRunTime() + left)
+            solver.run()
+            if solver.getModelStatus() == status.kOptimal:
+                break
+            if solver.getModelStatus() == status.kTimeLimit or time.monotonic() >= end:
+                return False
+        else:
+            raise SolverError("mutual-information master LP failed: HiGHS status "
+                              f"'{solver.modelStatusToString(solver.getModelStatus())}'")
+        solution = solver.getSolution()
+        self.theta = np.maximum(np.asarray(solution.col_value), 0.0)
+        self.duals = np.asarray(solution.row_dual).copy()
         self.value = float(self.theta @ self.utilities)
-        self.reserve = 2.0 * (time.monotonic() - clock)
         return True
 
     def mechanism(self) -> np.ndarray:
@@ -296,7 +338,10 @@ class _LiftPricer:
                                     exhaustive=True)
             columns = self._fresh(columns)
             bound = min(bound, found)
-            if columns.size or self.slack <= _FLOOR:
+            # below _FLOOR no column is worth adding at any slack; within _TOLERANCE of the
+            # master's value the search is over
+            closed = float(duals.sum()) + bound - value <= _TOLERANCE
+            if columns.size or self.slack <= _FLOOR or found <= _FLOOR or closed:
                 break
             self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
         return Entering(columns, float(duals.sum()) + bound)
@@ -320,21 +365,6 @@ def _price(families: list, duals: np.ndarray, deadline: float, floor: float, kee
                              for f in families]
     columns = np.vstack([r.columns for r in results])
     return columns, max(r.bound for r in results)
-
-
-def _master(lifts: np.ndarray, utilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Restricted master LP with HiGHS: weights ``theta`` and duals ``a`` of ``sum theta g = 1``."""
-    from scipy.optimize import linprog
-
-    for options in _LP_OPTIONS:
-        result = linprog(-utilities, A_eq=lifts.T, b_eq=np.ones(lifts.shape[1]),
-                         bounds=(0, None), method="highs", options=options)
-        if result.status == 0:
-            break
-    else:
-        raise SolverError(f"mutual-information master LP failed: HiGHS status {result.status} "
-                          f"({result.message})")
-    return result.x, -result.eqlin.marginals
 
 
 def _mechanism(lifts: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, bool]:

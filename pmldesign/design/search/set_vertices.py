@@ -38,7 +38,8 @@ import time
 import numpy as np
 
 from ..math.feasible import FeasibleSet
-from .lift_pricing import Priced, lift_utility, subset_members, subset_sums, top_columns
+from .lift_pricing import Priced, lift_utility, top_columns
+from .subset_windows import subset_members, subset_sums
 
 #: Largest number of small linear systems :func:`lift_vertices` may solve.
 SET_ENUMERATION_LIMIT = 2_000_000

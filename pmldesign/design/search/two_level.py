@@ -36,11 +36,10 @@ from .lift_pricing import (
     NodeEval,
     Priced,
     best_first,
-    subset_members,
-    subset_sums,
     top_columns,
     xlogy,
 )
+from .subset_windows import subset_members, subset_sums
 
 #: Largest N whose 2^N two-level vectors are enumerated outright.
 TWO_LEVEL_ENUMERATION_LIMIT = 20

@@ -1,0 +1,129 @@
+"""Subsets of a few dozen weighted inputs whose total weight falls in a window (meet in the middle).
+
+The capped pricing (:mod:`.lift_pricing`) needs, for a free input, every capped set ``S`` whose
+weight ``w(S)`` lies in a narrow window near an end of the free budget's range: there its branch
+and bound relaxation is loosest (a subset-sum question), while the windows hold few subsets.
+Splitting the inputs into two halves and sorting each half's ``2^(n/2)`` subset sums finds the
+pairs with ``w(A) + w(B)`` in a window by two binary searches per subset of one half
+(Horowitz and Sahni, "Computing partitions with applications to the knapsack problem", 1974,
+see docs/references.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Most inputs split into halves (2^18 subset sums per half at most).
+MAX_ITEMS = 36
+
+
+def subset_sums(values: np.ndarray) -> np.ndarray:
+    """``sums[m] = sum of values[i] over the bits i of m`` for every ``m < 2^len(values)``.
+
+    Examples
+    --------
+    >>> subset_sums(np.array([1.0, 10.0]))
+    array([ 0.,  1., 10., 11.])
+    """
+    sums = np.zeros(1)
+    for value in values:
+        sums = np.concatenate((sums, sums + value))
+    return sums
+
+
+def subset_members(masks: np.ndarray, n: int) -> np.ndarray:
+    """Boolean (len(masks), n) membership matrix of the bit masks."""
+    return ((masks[:, None] >> np.arange(n)) & 1).astype(bool)
+
+
+class SubsetWindows:
+    """Every subset of ``items`` (indices into ``weight``) by total weight, in two halves.
+
+    Examples
+    --------
+    >>> sw = SubsetWindows(np.array([0.5, 0.3, 0.2, 0.4]), np.arange(4))
+    >>> lo, hi = sw.spans(np.array([0.69]), np.array([0.71]))
+    >>> b = np.flatnonzero(hi[0] > lo[0])  # one first-half subset each here
+    >>> sw.members(lo[0, b], b, 4)  # {0, 2} and {1, 3}: weight 0.7
+    array([[ True, False,  True, False],
+           [False,  True, False,  True]])
+    """
+
+    def __init__(self, weight: np.ndarray, items: np.ndarray) -> None:
+        self.items = items
+        self.halves = (items[: items.size // 2], items[items.size // 2:])
+        self.masks, self.sums = [], []
+        for half in self.halves:
+            sums = subset_sums(weight[half])
+            order = np.argsort(sums, kind="stable")
+            self.masks.append(order)
+            self.sums.append(sums[order])
+
+    def spans(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each window ``i`` and each subset ``b`` of the second half, the positions
+        ``lo[i, b] <= a < hi[i, b]`` of the first half's subsets with ``w(a) + w(b)`` in
+        ``[low_i, high_i]`` (one sorted search per window: the keys ascend)."""
+        first, second = self.sums
+        backwards = second[::-1]
+        lo = np.empty((low.size, second.size), np.int64)
+        hi = np.empty((high.size, second.size), np.int64)
+        for i in range(low.size):
+            lo[i, ::-1] = np.searchsorted(first, low[i] - backwards, side="left")
+            hi[i, ::-1] = np.searchsorted(first, high[i] - backwards, side="right")
+        return lo, hi
+
+    def weight_of(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Total weight of the pairs."""
+        return self.sums[0][a] + self.sums[1][b]
+
+    def value_sums(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Subset sums of ``values`` (indexed like ``weight``) in each half's sorted order."""
+        return tuple(subset_sums(values[half])[mask]
+                     for half, mask in zip(self.halves, self.masks, strict=True))
+
+    def excludes(self, a: np.ndarray, b: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Whether each pair ``(a_i, b_i)`` leaves out input ``items_i``."""
+        out = np.ones(a.size, bool)
+        for half, mask, pos in ((self.halves[0], self.masks[0], a),
+                                (self.halves[1], self.masks[1], b)):
+            bit = np.full(max(int(self.items.max(initial=0)), int(items.max(initial=0))) + 1, -1)
+            bit[half] = np.arange(half.size)
+            at = bit[items]
+            out &= (at < 0) | (((mask[pos] >> np.maximum(at, 0)) & 1) == 0)
+        return out
+
+    def members(self, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+        """Boolean (pairs, n) membership over the ``n`` inputs of ``weight``."""
+        out = np.zeros((a.size, n), bool)
+        for half, mask, pos in ((self.halves[0], self.masks[0], a),
+                                (self.halves[1], self.masks[1], b)):
+            out[:, half] = subset_members(mask[pos], half.size)
+        return out
+
+
+class RangeMax:
+    """Maxima of ``values[start:stop]`` for many ranges at once (sparse table, O(1) a query).
+
+    Examples
+    --------
+    >>> table = RangeMax(np.array([3.0, 1.0, 4.0, 1.0, 5.0]))
+    >>> table.query(np.array([0, 1, 3]), np.array([2, 4, 4]))
+    array([3., 4., 1.])
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.levels = [values]
+        while 2 ** len(self.levels) <= values.size:
+            step = 2 ** (len(self.levels) - 1)
+            previous = self.levels[-1]
+            self.levels.append(np.maximum(previous[:-step], previous[step:]))
+
+    def query(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        """``max(values[start_i:stop_i])`` for non-empty ranges."""
+        level = np.frexp((stop - start).astype(float))[1] - 1  # floor(log2(length))
+        out = np.empty(start.size)
+        for k in np.unique(level):
+            at = level == k
+            table = self.levels[k]
+            out[at] = np.maximum(table[start[at]], table[stop[at] - 2**k])
+        return out

@@ -1,0 +1,188 @@
+"""The capped pricing's bounds, checked against every vertex by enumeration (issue 12 item 5).
+
+Reference: the vertices of ``{g in [0, cap]^N : <P, g> = 1}`` listed from the definition (a set
+at the cap, one free coordinate in between, the rest at 0) and their reduced costs
+``sum P g log g - a . g``, computed here with no code from pmldesign.design. Checked at
+N <= 12 on random, Zipf and geometric priors with random and master-like duals:
+
+* every branch-and-bound node's relaxation bound is at least the reduced cost of every vertex
+  in its subtree, and the vertex it reports is a vertex of the subtree with that value;
+* the end windows of the subset-window pricing leave out only vertices at most ``theta``;
+* the complete pricing (subset windows, and branch and bound) attains the maximum and certifies
+  it; the meet-in-the-middle pieces list exactly the subsets in a window.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmldesign.design.search import lift_pricing
+from pmldesign.design.search.lift_pricing import CappedFamily, _CappedSearch
+from pmldesign.design.search.subset_windows import RangeMax, SubsetWindows
+
+
+def _reduced(prior: np.ndarray, duals: np.ndarray, g: np.ndarray) -> float:
+    logs = np.log(np.where(g > 0, g, 1.0))
+    return float(np.sum(prior * g * logs) - duals @ g)
+
+
+def _vertices(prior: np.ndarray, cap: float):
+    """Every (free, capped set, budget r = P(free) g(free), reduced-cost function) vertex."""
+    n = prior.size
+    for free in range(n):
+        others = [x for x in range(n) if x != free]
+        for size in range(n):
+            for subset in itertools.combinations(others, size):
+                r = 1.0 - cap * prior[list(subset)].sum()
+                if -1e-12 <= r <= cap * prior[free] + 1e-12:
+                    g = np.zeros(n)
+                    g[list(subset)] = cap
+                    g[free] = min(max(r, 0.0), cap * prior[free]) / prior[free]
+                    yield free, frozenset(subset), max(r, 0.0), g
+
+
+def _prior(kind: str, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    k = np.arange(1, n + 1, dtype=float)
+    weights = {"random": rng.dirichlet(np.ones(n)), "zipf": k ** -1.5, "geometric": 0.8 ** k,
+               "spiky": rng.dirichlet(0.2 * np.ones(n))}[kind]
+    return weights / weights.sum()
+
+
+def _duals(prior: np.ndarray, cap: float, kind: str, seed: int) -> np.ndarray:
+    """Random duals, or master-like ones (``a ~ P log cap`` plus a little noise: the flat
+    landscape of the last rounds, where many vertices nearly tie)."""
+    rng = np.random.default_rng(seed)
+    if kind == "random":
+        return rng.normal(0, 1, prior.size) * prior
+    return prior * (math.log(cap) + rng.normal(0, 1e-3, prior.size))
+
+
+CASES = st.tuples(st.sampled_from(["random", "zipf", "geometric", "spiky"]),
+                  st.integers(3, 10), st.integers(0, 2**31 - 1), st.floats(0.1, 2.0),
+                  st.sampled_from(["random", "flat"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(CASES, st.integers(0, 2**31 - 1))
+def test_every_node_bound_covers_its_subtree(case, node_seed):
+    """For random nodes (free input, inputs fixed at the cap and at 0), the relaxation bound
+    is at least every vertex's reduced cost in the subtree, and the reported vertex is in the
+    subtree with the reported value."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    search = _CappedSearch(CappedFamily(prior, cap), duals)
+    rng = np.random.default_rng(node_seed)
+    nodes = 24
+    pos = rng.integers(0, n, nodes)
+    state = rng.choice(3, size=(nodes, n), p=[0.6, 0.2, 0.2])  # undecided, in, out
+    state[np.arange(nodes), pos] = 0
+    fixed_in, fixed_out = state == 1, state == 2
+    result = search.evaluate(pos, fixed_in, fixed_out)
+    vertices = list(_vertices(prior, cap))
+    for i in range(nodes):
+        free = int(search.order[pos[i]])
+        inside = {int(search.order[j]) for j in np.flatnonzero(fixed_in[i])}
+        outside = {int(search.order[j]) for j in np.flatnonzero(fixed_out[i])}
+        values = [_reduced(prior, duals, g) for f, s, _, g in vertices
+                  if f == free and inside <= s and not (s & outside)]
+        if not values:
+            continue
+        assert result.bound[i] >= max(values) - 1e-12
+        if np.isfinite(result.value[i]):
+            members = {int(search.order[j]) for j in np.flatnonzero(result.members[i])}
+            assert inside <= members and not (members & outside) and free not in members
+            assert result.value[i] == pytest.approx(max(
+                _reduced(prior, duals, g) for f, s, _, g in vertices
+                if f == free and s == frozenset(members)), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(CASES, st.floats(0.0, 1.0))
+def test_end_windows_leave_out_only_vertices_below_theta(case, where):
+    """Every vertex whose free budget lies outside its free input's end windows has reduced
+    cost at most ``theta`` (any ``theta`` at least the best greedy vertex)."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    search = _CappedSearch(CappedFamily(prior, cap), duals)
+    roots = search.evaluate(*lift_pricing._roots(n))
+    vertices = list(_vertices(prior, cap))
+    values = [_reduced(prior, duals, g) for *_, g in vertices]
+    greedy = float(roots.value.max())
+    theta = greedy + where * max(0.0, max(values) - greedy)
+    pos, low, high = search.end_windows(theta)
+    free_of = search.order[pos]
+    for (free, _, r, _), value in zip(vertices, values, strict=True):
+        covered = np.any((free_of == free) & (low - 1e-12 <= r) & (r <= high + 1e-12))
+        assert covered or value <= theta + 1e-12
+
+
+@pytest.mark.parametrize("windows", [True, False])
+@settings(max_examples=30, deadline=None)
+@given(case=CASES)
+def test_complete_pricing_is_the_maximum_over_every_vertex(case, windows):
+    """Complete pricing by subset windows and by branch and bound: the bound is the largest
+    reduced cost (certified, and attained by the best column returned)."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
+        patch.setattr(lift_pricing, "MAX_ITEMS", 36 if windows else 0)
+        family = CappedFamily(prior, cap)
+    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    priced = family.price(duals, math.inf, -math.inf, 10**6, True)
+    assert priced.bound >= truth - 1e-12
+    assert priced.bound <= truth + 1e-10
+    best = max(_reduced(prior, duals, g) for g in priced.columns)
+    assert best == pytest.approx(truth, abs=1e-10)
+    # with a floor: columns above it only, bound still certified
+    floor = truth - 0.5 * abs(truth) - 1e-6
+    priced = family.price(duals, math.inf, floor, 3, True)
+    assert priced.bound >= truth - 1e-12
+    assert all(_reduced(prior, duals, g) > floor - 1e-12 for g in priced.columns)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=11), st.floats(0.0, 3.0),
+       st.floats(0.0, 0.5))
+def test_subset_windows_list_exactly_the_subsets_in_a_window(weights, low, width):
+    weight = np.array(weights)
+    items = np.arange(weight.size)
+    windows = SubsetWindows(weight, items)
+    lo, hi = windows.spans(np.array([low]), np.array([low + width]))
+    b = np.repeat(np.arange(lo.shape[1]), np.maximum(hi[0] - lo[0], 0))
+    a = np.concatenate([np.arange(lo[0, j], hi[0, j]) for j in range(lo.shape[1])]).astype(int)
+    found = sorted(tuple(np.flatnonzero(m)) for m in windows.members(a, b, weight.size))
+    expected = sorted(s for k in range(weight.size + 1)
+                      for s in itertools.combinations(range(weight.size), k)
+                      if low <= weight[list(s)].sum() <= low + width)
+    assert found == expected
+    members = windows.members(a, b, weight.size)
+    assert np.allclose(windows.weight_of(a, b), members @ weight)
+    values = np.random.default_rng(len(weights)).normal(size=weight.size)
+    first, second = windows.value_sums(values)
+    assert np.allclose(first[a] + second[b], members @ values)
+    item = int(len(weights) // 2)
+    assert (windows.excludes(a, b, np.full(a.size, item)) == ~members[:, item]).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=40), st.data())
+def test_range_max(values, data):
+    values = np.array(values)
+    start = data.draw(st.integers(0, values.size - 1))
+    stop = data.draw(st.integers(start + 1, values.size))
+    got = RangeMax(values).query(np.array([start]), np.array([stop]))[0]
+    assert got == values[start:stop].max()
