@@ -183,11 +183,11 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     by :func:`_solve`, vertex sets by the compact LP of :mod:`.set_lp`."""
     if prior_set.kind == "ball":
         return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
+    if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
+        return _solve(prior_set.reference, eps, 0.0, False, gain, time_limit, prior_set)
     if prior_set.is_point:
         point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
         return _solve(point, eps, 0.0, False, gain, time_limit)
-    if prior_set.kind == "box" and gain is not None:
-        return _solve(prior_set.reference, eps, 0.0, False, gain, time_limit, prior_set)
     start = time.perf_counter()
     reference = prior_set.reference
     if gain is None:
@@ -363,10 +363,13 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
 
 def _cone(prior: np.ndarray, eps: float, radius: float, ldp: bool,
           prior_set: PriorSet | None):
-    """The per-column cone of the design (:meth:`.FeasibleSet.cone`): a box's beyond its
-    epsilon_max is the cone at epsilon_max (every mechanism is feasible there either way)."""
+    """The per-column cone of the design (:meth:`.FeasibleSet.cone`): a box's with its slack
+    as the floats give it (``outward=False``: the search's cone must hold every feasible
+    column for its bound to hold; the finalisation certifies outward), beyond its epsilon_max
+    the cone at epsilon_max (every mechanism is feasible there either way)."""
     if prior_set is not None:
-        return FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max)).cone()
+        feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
+        return feasible.cone()
     return make_cone(None if ldp else prior, eps, radius, prior.size)
 
 

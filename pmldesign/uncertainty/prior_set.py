@@ -203,8 +203,14 @@ class PriorSet:
             raise InvalidInputError(f"slack: only a box has a slack, this set is a {self.kind}")
         return _slack(self.lower)
 
-    def floors(self) -> Floors:
+    def floors(self, outward: bool = True) -> Floors:
         """The floors of the set: ``min_{Q in S} <Q, c>`` as a minimum of linear terms.
+
+        ``outward`` (certification): a box's slack rounded down and 0 within
+        ``SUM_TOLERANCE``, so the floors never exceed the true minimum. ``outward=False``
+        (the searches): the slack ``1 - sum(lower)`` of the floats as they are, so the
+        feasible cone is not narrowed by the tolerance (a search over a narrower cone would
+        certify a bound below the optimum).
 
         Examples
         --------
@@ -218,7 +224,8 @@ class PriorSet:
         if self.kind == "ball":
             half = np.array([0.5 * self.radius])
             return Floors(self.center[None, :], half, half)
-        return Floors(self.lower[None, :], np.array([self.slack]), np.zeros(1))
+        slack = self.slack if outward else max(0.0, 1.0 - math.fsum(self.lower))
+        return Floors(self.lower[None, :], np.array([slack]), np.zeros(1))
 
     def extreme_points(self) -> np.ndarray:
         """The extreme points as rows (for a vertex set: the given rows, a superset).

@@ -124,8 +124,9 @@ class FeasibleSet:
         return cls(eps, *cap_row(eps, floors.weights, floors.at_min, floors.at_max))
 
     @classmethod
-    def for_set(cls, prior_set: PriorSet, eps: float) -> FeasibleSet:
-        """``M(eps, S)`` for a :class:`~pmldesign.uncertainty.PriorSet`.
+    def for_set(cls, prior_set: PriorSet, eps: float, outward: bool = True) -> FeasibleSet:
+        """``M(eps, S)`` for a :class:`~pmldesign.uncertainty.PriorSet` (``outward``: see
+        :meth:`~pmldesign.uncertainty.PriorSet.floors`).
 
         Examples
         --------
@@ -134,7 +135,7 @@ class FeasibleSet:
         >>> F.a.tolist(), F.b.tolist(), F.d.tolist()
         ([1.0, 1.0], [[1.0, 1.0], [0.5, 1.5]], [0.0, 0.0])
         """
-        return cls.from_floors(prior_set.floors(), eps)
+        return cls.from_floors(prior_set.floors(outward), eps)
 
     @classmethod
     def ldp(cls, n: int, eps: float) -> FeasibleSet:
@@ -162,4 +163,12 @@ class FeasibleSet:
         weights = self.b[0]
         total = math.fsum(weights)
         nu = weights / total if total > 0 else np.full(self.size, 1.0 / self.size)
-        return Cone(float(self.a[0]), total, float(self.d[0]), nu)
+        a = float(self.a[0])
+        # every floor of a set of priors has sum(q) + s - r = <Q, 1> = 1, so b + d - a =
+        # e^eps - 1 >= 0: the constant column is in the cone; rounding must not cut it out,
+        # and within 8 units of roundoff of it (eps ~ 0) a - b - d is exactly 0 (a residue of
+        # 1e-17 there makes HiGHS's presolve declare the LP infeasible)
+        d = float(self.d[0])
+        if d <= a - total + 8.0 * np.finfo(float).eps * a:
+            d = a - total
+        return Cone(a, total, d, nu)

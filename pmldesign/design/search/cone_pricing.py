@@ -29,6 +29,7 @@ states the cone, prices it exactly and turns any multipliers into a certified bo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,11 +40,14 @@ from ..math.feasible import Cone, FeasibleSet
 
 def make_cone(prior: np.ndarray | None, eps: float, radius: float, n: int) -> Cone:
     """The cone of M(eps, P), M(eps, B_radius(P)) or eps-LDP (``prior=None``), from the floors
-    of :mod:`.feasible` (a box: ``FeasibleSet.for_set(box, eps).cone()``)."""
+    of :mod:`.feasible` (a box: ``FeasibleSet.for_set(box, eps).cone()``), the prior read as
+    ``P / sum(P)`` like every certificate (a prior summing to ``1 - 1e-9`` must not tighten the
+    cap by ``1e-9``: the certified bound would fall below the optimum)."""
     if prior is None:
         return FeasibleSet.ldp(n, eps).cone()
     half = np.array([0.5 * radius])
-    return FeasibleSet.from_floors(Floors(prior[None, :], half, half), eps).cone()
+    floors = Floors(prior[None, :] / math.fsum(prior), half, half)
+    return FeasibleSet.from_floors(floors, eps).cone()
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,12 @@ class _Restricted:
         if not solved and time.perf_counter() < end:
             self._limit(end - time.perf_counter())
             solver.run()
+            if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
+                # the LP always holds the constant columns: "infeasible" is HiGHS's presolve
+                # misjudging a near-zero cap coefficient (measured: a box with slack 1e-9 at
+                # eps = 0); solve it without presolve
+                solver.setOptionValue("presolve", "off")
+                solver.run()
             solved = solver.getModelStatus() == optimal
             if not self.rounds:
                 self.slowest = time.perf_counter() - start
