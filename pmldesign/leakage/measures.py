@@ -41,6 +41,40 @@ def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.nda
     return values, vector @ matrix
 
 
+#: Entries of the (priors x N x M) products evaluated at once by :func:`_leakage_worst`.
+CHUNK = 1 << 22
+
+
+def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
+                   totals: np.ndarray | None = None) -> np.ndarray:
+    """Per output, the largest of :func:`_leakage` over the priors in the rows of ``vectors``
+    (k x N), computed like :func:`_leakage` for each (the same float operations in the same
+    order, so the result is at least each prior's own certificate), in chunks of priors.
+    ``totals``: the rows' sums rounded up (:func:`.rounding.total_bounds`), if known.
+
+    Examples
+    --------
+    >>> m = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> q = np.array([[0.3, 0.7], [0.5, 0.5]])
+    >>> bool(np.array_equal(_leakage_worst(m, q), np.fmax(_leakage(m, q[0])[0],
+    ...                                                    _leakage(m, q[1])[0])))
+    True
+    """
+    scaled, peak = rounding.scaled_columns(matrix)
+    if totals is None:
+        totals = np.array([rounding.total_bounds(row)[1] for row in vectors])
+    step = max(1, CHUNK // scaled.size)
+    worst = np.full(scaled.shape[1], -np.inf)
+    for first in range(0, vectors.shape[0], step):
+        chunk = vectors[first:first + step, :, None]
+        masses = rounding.mass_lower(chunk, scaled[None, :, :])
+        values = rounding.ratio_log_upper(totals[first:first + step, None], masses)
+        worst = np.maximum(worst, values.max(axis=0))
+    worst[rounding.constant_columns(matrix)] = 0.0
+    worst[peak <= 0] = np.nan
+    return worst
+
+
 def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """Pointwise maximal leakage of every output.
 

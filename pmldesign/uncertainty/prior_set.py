@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,8 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import SUM_TOLERANCE, as_float_array, as_prior
-from ..leakage.measures import _leakage
+from ..leakage import rounding
+from ..leakage.measures import _leakage_worst
 from . import ball
 
 #: Unit roundoff of float64.
@@ -320,7 +322,7 @@ class PriorSet:
         if self.kind == "ball":
             return ball.worst_case(mechanism, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
-            return np.fmax.reduce([_leakage(mechanism, vertex)[0] for vertex in self.vertices])
+            return _leakage_worst(mechanism, self.vertices, self._point_totals)
         peak = mechanism.max(axis=0)
         floor = self._min_output_probability(mechanism)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -331,8 +333,18 @@ class PriorSet:
         values[peak <= 0] = np.nan
         # also cover the fixed-prior certificate at the extreme points built in floats, so that
         # certifying each of them (as a user would) never reports more than the set
-        at_points = np.fmax.reduce([_leakage(mechanism, q)[0] for q in self.extreme_points()])
+        at_points = _leakage_worst(mechanism, self._points, self._point_totals)
         return np.fmax(values, at_points)
+
+    @cached_property
+    def _points(self) -> np.ndarray:
+        """The extreme points certified at (vertex and box sets), built once."""
+        return self.vertices if self.kind == "vertices" else self.extreme_points()
+
+    @cached_property
+    def _point_totals(self) -> np.ndarray:
+        """Their sums rounded up (the certificates read each point as ``Q / sum(Q)``)."""
+        return np.array([rounding.total_bounds(q)[1] for q in self._points])
 
     def capacity(self, mechanism: np.ndarray) -> float:
         """Leakage capacity over the set: ``sup_{Q in S} eps_min(mechanism, Q)`` (Definition 5 of

@@ -37,6 +37,7 @@ from ...leakage import mutual_information
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from ..math.feasible import FeasibleSet
+from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
@@ -186,6 +187,14 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     size = enumeration_size(reference.size, feasible.a.size)
+    owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
+    if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":
+        # one cap row: the cell relaxation of :mod:`.cone_lifts` at any N, with the box's
+        # slack as the floats give it (the bound must hold for every feasible column)
+        cone = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max),
+                                   outward=False).cone()
+        return _column_generation(reference, [ConeLiftFamily(reference, cone)], deadline, eps,
+                                  owner)
     if size > SET_ENUMERATION_LIMIT:
         raise InvalidInputError(
             f"prior: mutual information over a {prior_set.kind} set enumerates the vertices of "
@@ -194,7 +203,6 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
             "or vertices, PriorSet.ball, or a linear gain"
         )
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
-    owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     family = SetFamily(reference, feasible, deadline)
     return _column_generation(reference, [family], deadline, eps, owner)
 
@@ -218,7 +226,8 @@ def _families(prior: np.ndarray, eps: float, beta: float,
 
 def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
     enumerated = all(f.enumerated for f in families)
-    how = "enumeration" if enumerated else "branch and bound"
+    how = "enumeration" if enumerated else next(
+        (f.pricing for f in families if hasattr(f, "pricing")), "branch and bound")
     return f"column generation over {owner}lift vectors, pricing by {how} (N = {prior.size})"
 
 
