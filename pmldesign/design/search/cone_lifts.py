@@ -56,12 +56,14 @@ from .lift_pricing import Priced, top_columns, xlogy
 
 #: First grid of cells: t in [0, 1] in GRID_T equal parts, m in [1, m_max] in GRID_M geometric.
 GRID_T, GRID_M = 4, 8
-#: A cell wider than this (in t, or in log m) is split before inputs are branched on.
-CELL_WIDTH = 1.0 / 16.0
+#: A node splits its cell (rather than branch on an input) while the cell is wider than this
+#: (in t, or in log m) and its corners' bounds differ by more than the input is worth.
+CELL_WIDTH = 1e-6
 #: Multipliers lambda tried per node: 0, a geometric grid, then a finer grid around the best.
-LAMBDAS, REFINE = 14, 8
-#: Nodes an exhaustive pricing may evaluate (each call stays bounded; the bound stays certified).
-NODE_BUDGET = 3000
+LAMBDAS, REFINE = 12, 6
+#: Nodes the first exhaustive pricing may evaluate; each pricing that runs out of nodes doubles
+#: the budget of the next (each call stays bounded; the bound stays certified).
+NODE_BUDGET = 2000
 #: Best nodes whose greedy orders seed candidate vertices.
 ORDERS = 8
 #: Relative tolerance of the feasibility check of a candidate vertex.
@@ -144,6 +146,7 @@ class ConeLiftFamily:
         # kappa's slope b + d - a = e^eps - 1 >= 0 (a rounding below 0 is read as 0: smaller
         # kappa, a weaker but valid constraint)
         self.rise = max(0.0, cone.b + cone.d - cone.a)
+        self.budget = NODE_BUDGET
 
     def utility(self, lifts: np.ndarray) -> np.ndarray:
         """``mu(g)`` of each row under the reference (docs/extremal.md Sec. 1)."""
@@ -178,9 +181,6 @@ class ConeLiftFamily:
         def phi(level: float) -> np.ndarray:
             return R * float(xlogy(level, level)) - duals * level
 
-        low_t, high_m = np.maximum(phi(t1), phi(t2)), np.maximum(phi(m1), phi(m2))
-        base = float(low_t[fixed_out].sum() + high_m[fixed_in].sum() + low_t[items].sum())
-        values = (high_m - low_t)[items]
         rho_low = (1.0 - t2) / (m2 - t2) if m2 > t2 else 0.0
         rho_high = (1.0 - t1) / (m1 - t1) if m1 > t1 else 1.0
         weights, total = R[items], float(R[items].sum())
@@ -195,42 +195,69 @@ class ConeLiftFamily:
             most = _knapsack(nu[items][None, :], weights, low, high)[0][0]
             if most < kappa - 1e-12:  # no z meets the cap: no vertex here
                 return -math.inf, None, -1, None
-        if math.isinf(kappa) or kappa <= 0:
-            lambdas = np.zeros(1)  # the nu row cannot bind: lambda = 0 is best
-        else:
-            scale = float(np.abs(values).max() / nu[items].min()) + 1.0
-            lambdas = np.concatenate([[0.0], np.geomspace(1e-6 * scale, 4.0 * scale, LAMBDAS)])
-        found = self._dual(values, weights, nu[items], lambdas, kappa, low, high)
-        k = int(np.argmin(found[0]))
-        if lambdas.size > 1:
-            near = np.linspace(lambdas[max(k - 1, 0)], lambdas[min(k + 1, lambdas.size - 1)],
-                               REFINE)
-            more = self._dual(values, weights, nu[items], near, kappa, low, high)
-            j = int(np.argmin(more[0]))
-            if more[0][j] < found[0][k]:
-                found, lambdas, k = more, near, j
-        best, order, full, part = found
-        lam = float(lambdas[k])
-        magnitude = (np.abs(low_t).sum() + np.abs(high_m).sum()
+        # for a fixed z the relaxed objective is convex in t and in m: its largest value over
+        # the cell is at one of the (up to) four corners, each priced as one knapsack
+        ends = [(t_end, m_end) for t_end in sorted({t1, t2}) for m_end in sorted({m1, m2})]
+        low_t = np.array([phi(t_end) for t_end, _ in ends])
+        high_m = np.array([phi(m_end) for _, m_end in ends])
+        base = (low_t[:, fixed_out].sum(axis=1) + high_m[:, fixed_in].sum(axis=1)
+                + low_t[:, items].sum(axis=1))
+        values = (high_m - low_t)[:, items]
+        value, order, stop, lam = self._corners(values, weights, nu[items], kappa, low, high)
+        magnitude = (np.abs(low_t).sum(axis=1) + np.abs(high_m).sum(axis=1)
                      + lam * (1.0 + (abs(kappa) if math.isfinite(kappa) else 0.0)))
-        bound = base + float(best[k]) + 4.0 * (self.n + 2) * _UNIT * magnitude
-        greedy = items[order[k]]
-        # branch on the input where the greedy fill stops (the fractional one), else next to it
+        corners = base + value + 4.0 * (self.n + 2) * _UNIT * magnitude
+        c = int(np.argmax(corners))
+        bound, greedy, full = float(corners[c]), items[order[c]], int(stop[c])
+        gap = float(abs(values[c, order[c][full]])) if full < items.size else 0.0
+        # branch on the input where the greedy fill stops (the fractional one), else next to
+        # it; split the cell instead when its corners differ by more than that input is worth
         branch = -1
-        for pos in sorted(range(len(greedy)), key=lambda p: abs(p - int(full[k]))):
+        for pos in sorted(range(len(greedy)), key=lambda p: abs(p - full)):
             if open_[greedy[pos]]:
                 branch = int(greedy[pos])
                 break
-        if t2 - t1 > CELL_WIDTH or math.log(m2 / m1) > CELL_WIDTH:
+        wide = max(t2 - t1, math.log(m2 / m1)) > CELL_WIDTH
+        if wide and max(corners) - min(corners) > gap:
             branch = -1
         everyone = np.concatenate([np.flatnonzero(fixed_in), greedy, np.flatnonzero(fixed_out)])
         return bound, everyone, branch, None
 
-    def _dual(self, values, weights, nu, lambdas, kappa, low, high):
+    def _corners(self, values, weights, nu, kappa, low, high):
+        """Per row of ``values`` (a corner), ``min over lambda >= 0`` (a grid, refined once) of
+        ``-lambda kappa`` plus the ranged knapsack of ``values + lambda nu`` (any lambda gives a
+        valid bound): the bounds, greedy orders, whole items taken and the lambdas."""
+        corners = values.shape[0]
+        if math.isinf(kappa) or kappa <= 0:
+            grid = np.zeros((corners, 1))  # the nu row cannot bind: lambda = 0 is best
+        else:
+            scale = np.abs(values).max(axis=1) / nu.min() + 1.0
+            steps = np.concatenate([[0.0], np.geomspace(1e-6, 4.0, LAMBDAS)])
+            grid = scale[:, None] * steps[None, :]
+        found = self._dual(values, weights, nu, grid, kappa, low, high)
+        if grid.shape[1] > 1:
+            k = np.argmin(found[0], axis=1)
+            below = grid[np.arange(corners), np.maximum(k - 1, 0)]
+            above = grid[np.arange(corners), np.minimum(k + 1, grid.shape[1] - 1)]
+            near = below[:, None] + (above - below)[:, None] * np.linspace(0, 1, REFINE)[None, :]
+            more = self._dual(values, weights, nu, near, kappa, low, high)
+            grid = np.hstack([grid, near])
+            found = tuple(np.concatenate([x, y], axis=1) for x, y in zip(found, more, strict=True))
+        best, order, full = found
+        k = np.argmin(best, axis=1)
+        rows = np.arange(corners)
+        return best[rows, k], order[rows, k], full[rows, k], grid[rows, k]
+
+    def _dual(self, values, weights, nu, grid, kappa, low, high):
+        """The ranged knapsack of ``values[c] + grid[c, k] nu`` minus ``grid[c, k] kappa``, as
+        (corners, lambdas) arrays (orders: (corners, lambdas, n))."""
+        corners, count = grid.shape
+        rows = (values[:, None, :] + grid[:, :, None] * nu[None, None, :]).reshape(
+            corners * count, -1)
+        best, order, full, _ = _knapsack(rows, weights, low, high)
         penalty = 0.0 if math.isinf(kappa) else kappa
-        best, order, full, part = _knapsack(values[None, :] + lambdas[:, None] * nu[None, :],
-                                            weights, low, high)
-        return best - lambdas * penalty, order, full, part
+        return (best.reshape(corners, count) - grid * penalty,
+                order.reshape(corners, count, -1), full.reshape(corners, count))
 
     def _leaf(self, duals, fixed_in, free, r_in, nu_in, u_in):
         """Every input decided: the exact vertices with top set ``fixed_in`` (two levels or
@@ -334,11 +361,20 @@ class ConeLiftFamily:
     # -- the column family ------------------------------------------------------------------
 
     def initial(self) -> np.ndarray:
-        """Seeds of the master LP: the best vertices at zero duals along the orders of
-        decreasing ``nu / R`` (heaviest in the cap first) and decreasing R."""
-        orders = [np.argsort(-self.cone.nu / self.reference, kind="stable"),
-                  np.argsort(-self.reference, kind="stable")]
-        return self._columns(orders, [], np.zeros(self.n), 0.0, self.n)
+        """Seeds of the master LP: the two-level vertices of the singletons ``S = {x}`` (with
+        the constant column, the columns of randomized response: the first master has a
+        mechanism that tells inputs apart) and the best vertices at zero duals along the orders
+        of decreasing ``nu / R`` and decreasing R."""
+        a, b, d = self.cone.a, self.cone.b, self.cone.d
+        R, nu = self.reference, self.cone.nu
+        zero = np.zeros(self.n)
+        (t, m, two), slack, _ = _vertices(a, b, d, R, nu, zero, 0.0, R, nu, zero)
+        singles = np.where(np.eye(self.n, dtype=bool), m[:, None], t[:, None])
+        singles = np.where(np.isfinite(slack)[:, None], np.diag(1.0 / R), singles)
+        keep = np.isfinite(two) | np.isfinite(slack)
+        orders = [np.argsort(-nu / R, kind="stable"), np.argsort(-R, kind="stable")]
+        seeds = np.vstack([singles[keep], self._columns(orders, [], zero, 0.0, self.n)])
+        return seeds[self._feasible(seeds)]
 
     def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
               exhaustive: bool) -> Priced:
@@ -346,7 +382,7 @@ class ConeLiftFamily:
         largest: the relaxation at the first grid of cells, and when ``exhaustive`` a best-first
         branch and bound (split a wide cell, else branch on the input where the greedy fill
         stops; leaves are exact vertices) until every open node is below ``floor`` and the best
-        vertex found, :data:`NODE_BUDGET` nodes or ``deadline``."""
+        vertex found, :data:`NODE_BUDGET` nodes (doubled after each call that uses them up) or ``deadline``."""
         heap: list = []
         count = 0
         found: list = []  # leaf vertices (values, rows)
@@ -365,8 +401,11 @@ class ConeLiftFamily:
 
         for root in self._roots():
             push(root, math.inf)
-        while exhaustive and heap and count < NODE_BUDGET and time.monotonic() < deadline:
+        while exhaustive and heap and time.monotonic() < deadline:
             if -heap[0][0] <= max(best, floor):
+                break
+            if count >= self.budget:
+                self.budget *= 2
                 break
             ceiling, _, node, _, branch = heapq.heappop(heap)
             for child in self._children(node, branch):
