@@ -127,7 +127,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
     generation (:mod:`.linear_gain`), on a vertex set the compact LP of :mod:`.set_lp`; mutual information runs column generation over lift vectors
     (:mod:`.mutual_information`, docs/extremal.md Sec. 4; on a vertex or box set over the
-    enumerated vertices of :mod:`.set_vertices`); both searches share the core of
+    enumerated vertices of :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core of
     :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
     (:mod:`.repair`).
 
@@ -142,8 +142,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
         ``None``: "linear" if ``gain`` is given, else "mutual_information". Mutual information
-        over a vertex or box set enumerates lift vectors (small N, see
-        :func:`.maximize_mutual_information`).
+        over a vertex set enumerates lift vectors (small N), over a box enumerates them up to
+        N ~ 17 and searches them beyond (see :func:`.maximize_mutual_information`).
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional

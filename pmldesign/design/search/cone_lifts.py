@@ -351,7 +351,9 @@ class ConeLiftFamily:
             values, build = self._prefix_vertices(order, duals)
             rows.append(top_columns(values, build, floor, keep, self.n))
         rows = np.vstack(rows)
-        rows = rows[self._feasible(rows)] if rows.size else rows
+        if rows.size:
+            rows = rows[np.sort(np.unique(rows.round(12), axis=0, return_index=True)[1])]
+            rows = rows[self._feasible(rows)]
         if not rows.size:
             return rows
         reduced = self.utility(rows) - rows @ duals
@@ -394,7 +396,7 @@ class ConeLiftFamily:
             bound = min(bound, ceiling)  # a child's vertices are its parent's
             if leaf is not None:
                 found.append(leaf)
-                best = max(best, float(leaf[0].max()))
+                best = max(best, bound)  # the exact vertices' value with its allowance
             elif order is not None:
                 heapq.heappush(heap, (-bound, count, node, order, branch))
                 count += 1

@@ -109,9 +109,10 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     prior : (N,) array_like or PriorSet
         The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
         :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
-        1 of 003), I(X; Y) under its ``reference``; a vertex or box set enumerates the vertices
-        of its lift polytope (:mod:`.set_vertices`), so N is limited (about 17 for a box, fewer
-        the more vertices: InvalidInputError beyond).
+        1 of 003), I(X; Y) under its ``reference``; a vertex set enumerates the vertices of its
+        lift polytope (:mod:`.set_vertices`), so N is limited (fewer the more vertices:
+        InvalidInputError beyond); a box too up to about N = 17, beyond by the branch and
+        bound of :mod:`.cone_lifts` (certified bound, possibly an open gap).
     eps : float
         Privacy budget, ``>= 0``.
     radius : float, optional
@@ -179,7 +180,8 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
 
 
 def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
-    """Column generation over the enumerated lift vectors of a vertex or box set."""
+    """Column generation over the enumerated lift vectors of a vertex or box set, or (a box
+    beyond the enumeration limit) over the cone-lift family of :mod:`.cone_lifts`."""
     reference = prior_set.reference
     if eps == 0.0:
         return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
