@@ -235,7 +235,7 @@ def _in_lift_polytope(rows: np.ndarray, lower: np.ndarray, reference: np.ndarray
                 and np.all(rows.max(axis=1) <= math.exp(eps) * worst * (1 + 1e-9)))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 7), st.sampled_from([0.3, 0.7, 0.95]),
        st.sampled_from([0.05, 0.5, 1.0, 2.0]))
 def test_cone_lift_bound_holds_against_the_enumerated_vertices(seed, n, share, eps):

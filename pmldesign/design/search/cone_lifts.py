@@ -64,6 +64,8 @@ LAMBDAS, REFINE = 12, 6
 #: Nodes the first exhaustive pricing may evaluate; each pricing that runs out of nodes doubles
 #: the budget of the next (each call stays bounded; the bound stays certified).
 NODE_BUDGET = 2000
+#: Nodes of the cheap (not exhaustive) pricing: a few refinements of the first grid's bound.
+CHEAP_NODES = 128
 #: Best nodes whose greedy orders seed candidate vertices.
 ORDERS = 8
 #: Relative tolerance of the feasibility check of a candidate vertex.
@@ -375,14 +377,35 @@ class ConeLiftFamily:
         singles = np.where(np.isfinite(slack)[:, None], np.diag(1.0 / R), singles)
         keep = np.isfinite(two) | np.isfinite(slack)
         orders = [np.argsort(-nu / R, kind="stable"), np.argsort(-R, kind="stable")]
-        seeds = np.vstack([singles[keep], self._columns(orders, [], zero, 0.0, self.n)])
+        seeds = np.vstack([singles[keep], self._columns(orders, [], zero, 0.0, self.n),
+                           self._merge()])
         return seeds[self._feasible(seeds)]
+
+    def _merge(self) -> np.ndarray:
+        """Lift vectors ``1_S / R(S)`` of a partition into groups with ``b nu(S) >= a`` (then
+        the cap holds with ``t = 0``: each is in L, and together with weights ``R(S)`` they are
+        a deterministic mechanism): inputs in order of decreasing nu close a group once it is
+        heavy enough, a light remainder joins the last group."""
+        nu, R = self.cone.nu, self.reference
+        order = np.argsort(-nu, kind="stable")
+        group, count, mass = np.zeros(self.n, int), 0, 0.0
+        need = self.cone.a / self.cone.b * (1.0 + 1e-9)
+        for x in order:
+            group[x] = count
+            mass += nu[x]
+            if mass >= need:
+                count, mass = count + 1, 0.0
+        if mass > 0.0:  # the light remainder joins the last closed group (or forms the only one)
+            group[group == count] = max(count - 1, 0)
+            count = max(count, 1)
+        members = group[None, :] == np.arange(count)[:, None]
+        return members / (members.astype(float) @ R)[:, None]
 
     def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
               exhaustive: bool) -> Priced:
         """Columns (exact vertices) of reduced cost above ``floor`` and a certified bound on the
-        largest: the relaxation at the first grid of cells, and when ``exhaustive`` a best-first
-        branch and bound (split a wide cell, else branch on the input where the greedy fill
+        largest: a best-first branch and bound from the first grid of cells (:data:`CHEAP_NODES`
+        nodes unless ``exhaustive``) (split a wide cell, else branch on the input where the greedy fill
         stops; leaves are exact vertices) until every open node is below ``floor`` and the best
         vertex found, :data:`NODE_BUDGET` nodes (doubled after each call that uses them up) or ``deadline``."""
         heap: list = []
@@ -403,11 +426,11 @@ class ConeLiftFamily:
 
         for root in self._roots():
             push(root, math.inf)
-        while exhaustive and heap and time.monotonic() < deadline:
+        while heap and time.monotonic() < deadline:
             if -heap[0][0] <= max(best, floor):
                 break
-            if count >= self.budget:
-                self.budget *= 2
+            if count >= (self.budget if exhaustive else CHEAP_NODES):
+                self.budget *= 2 if exhaustive else 1
                 break
             ceiling, _, node, _, branch = heapq.heappop(heap)
             for child in self._children(node, branch):
