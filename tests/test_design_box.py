@@ -154,7 +154,8 @@ def test_box_cone_section_is_the_intersection_of_the_vertex_polytopes(problem, s
         assert c @ v[:, y] == pytest.approx(priced.value[y], abs=1e-9 * max(1.0, abs(c).sum()))
         # within float rounding of the box's constraint at every extreme point
         worst = min(Fraction(float(q)) for q in (points @ c))
-        assert Fraction(float(c.max())) <= Fraction(math.exp(eps)) * worst * (1 + Fraction(1, 10**9))
+        slack = 1 + Fraction(1, 10**9)
+        assert Fraction(float(c.max())) <= Fraction(math.exp(eps)) * worst * slack
 
 
 def test_box_cone_coefficients_edge_cases():

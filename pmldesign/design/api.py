@@ -125,10 +125,11 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
     prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
-    generation (:mod:`.linear_gain`), on a vertex set the compact LP of :mod:`.set_lp`; mutual information runs column generation over lift vectors
-    (:mod:`.mutual_information`, docs/extremal.md Sec. 4; on a vertex or box set over the
-    enumerated vertices of :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core of
-    :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
+    generation (:mod:`.linear_gain`), on a vertex set the compact LP of :mod:`.set_lp`; mutual
+    information runs column generation over lift vectors (:mod:`.mutual_information`,
+    docs/extremal.md Sec. 4; on a vertex or box set over the enumerated vertices of
+    :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core
+    of :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
     (:mod:`.repair`).
 
     Parameters

@@ -170,7 +170,7 @@ class ConeLiftFamily:
         the cell) and, at a leaf (every input decided), the exact vertices ``(values, rows)``.
         ``bound = -inf`` for a node without vertices."""
         (t1, t2, m1, m2), fixed_in, fixed_out, free = node
-        a, b, d = self.cone.a, self.cone.b, self.cone.d
+        a, b = self.cone.a, self.cone.b
         R, nu = self.reference, self.cone.nu
         open_ = ~(fixed_in | fixed_out)
         if free >= 0:
@@ -404,10 +404,11 @@ class ConeLiftFamily:
     def price(self, duals: np.ndarray, deadline: float, floor: float, keep: int,
               exhaustive: bool) -> Priced:
         """Columns (exact vertices) of reduced cost above ``floor`` and a certified bound on the
-        largest: a best-first branch and bound from the first grid of cells (:data:`CHEAP_NODES`
-        nodes unless ``exhaustive``) (split a wide cell, else branch on the input where the greedy fill
-        stops; leaves are exact vertices) until every open node is below ``floor`` and the best
-        vertex found, :data:`NODE_BUDGET` nodes (doubled after each call that uses them up) or ``deadline``."""
+        largest: a best-first branch and bound from the first grid of cells (split a wide cell,
+        else branch on the input where the greedy fill stops; leaves are exact vertices) until
+        every open node is below ``floor`` and the best vertex found, ``deadline``, or
+        :data:`CHEAP_NODES` nodes (not ``exhaustive``) / :data:`NODE_BUDGET` nodes (doubled
+        after each exhaustive call that uses them up)."""
         heap: list = []
         count = 0
         found: list = []  # leaf vertices (values, rows)
