@@ -186,17 +186,14 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
     if eps == 0.0:
         return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow); a
+    # box's slack as the floats give it (the bound must hold for every feasible column)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
     size = enumeration_size(reference.size, feasible.a.size)
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
-    if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":
-        # one cap row: the cell relaxation of :mod:`.cone_lifts` at any N, with the box's
-        # slack as the floats give it (the bound must hold for every feasible column)
-        cone = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max),
-                                   outward=False).cone()
-        return _column_generation(reference, [ConeLiftFamily(reference, cone)], deadline, eps,
-                                  owner)
+    if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
+        family = ConeLiftFamily(reference, feasible.cone())
+        return _column_generation(reference, [family], deadline, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
         raise InvalidInputError(
             f"prior: mutual information over a {prior_set.kind} set enumerates the vertices of "
