@@ -141,8 +141,12 @@ def test_box_cone_section_is_the_intersection_of_the_vertex_polytopes(problem, s
     """The exact pricing over the box's cone (FeasibleSet.cone) equals the minimum over the
     literal per-extreme-point constraints, and its vertex satisfies them in rationals."""
     lower, prior_set, eps, _ = problem
-    eps = min(eps, prior_set.epsilon_max, 3.0)  # beyond, e^eps / tiny bounds: ill-conditioned LPs
-    cone = FeasibleSet.for_set(prior_set, eps).cone()
+    # eps = 0 leaves the constant column only (which rounding may cut from the literal LP);
+    # beyond 3, e^eps times tiny bounds makes the literal LP ill-conditioned
+    eps = min(max(eps, 0.05), prior_set.epsilon_max, 3.0)
+    # the search's cone: the box's slack as the floats give it (outward=False), also when it is
+    # within the tolerance that makes the set a single prior for certification
+    cone = FeasibleSet.for_set(prior_set, eps, outward=False).cone()
     v = np.random.default_rng(seed).normal(size=(lower.size, 2))
     priced = price(v, cone)
     columns = priced.columns(np.arange(2))
