@@ -22,25 +22,32 @@ L has every input at t or m except at most one, and is (with ``S`` the inputs at
 :meth:`ConeLiftFamily.price` evaluates these exactly along prefix orders of the inputs (the
 greedy orders of the relaxation below) and offers the best as columns.
 
-Certified bound, by a relaxation over cells of levels. A member of L whose levels lie in the
-cell ``[t1, t2] x [m1, m2]`` is ``g = t + (m - t) z`` with ``z in [0, 1]^N``,
+Certified bound: a branch and bound over cells of levels and over inputs. A member of L whose
+levels lie in the cell ``[t1, t2] x [m1, m2]`` is ``g = t + (m - t) z`` with ``z in [0, 1]^N``,
 ``R(z) = rho(t, m) = (1 - t) / (m - t)`` and, by the cap, ``nu(z) >= kappa(t, m) =
 a / b - (b + d - a) t / (b (m - t))``. By convexity
-``phi_x(g_x) <= (1 - z_x) phi_x(t) + z_x phi_x(m) <= (1 - z_x) Pt_x + z_x Pm_x``, with
-``Pt_x`` (``Pm_x``) the larger value of ``phi_x`` at the cell's two t (m) ends. So ``F`` over the
-cell is at most the LP ``sum Pt + max <Pm - Pt, z>`` over ``z in [0, 1]^N``,
-``rho(t2, m2) <= R(z) <= rho(t1, m1)``, ``nu(z) >= kappa(t2, m1)`` (rho decreases in t and m;
-kappa is smallest at ``(t2, m1)`` as ``b + d - a = e^eps - 1 >= 0``), and by weak duality, for
-any multiplier ``lambda >= 0`` of the nu row, at most ``-lambda kappa`` plus a fractional
-knapsack with a ranged capacity. Every member of L has ``t in [0, 1]`` (``t <= <R, g> = 1``) and
-``m in [1, m_max]``, ``m_max = min(1 / min R, (b max(nu / R) + d) / a)``: the cells cover L, so
-the largest cell bound bounds F over L. The search splits the cell of the largest bound
-(best first) until it falls below the pricing floor, the cell budget or the deadline.
+``phi_x(g_x) <= G(t, m; z) = sum_x (1 - z_x) phi_x(t) + z_x phi_x(m)``, and for a fixed z, G is
+convex in t and in m, so its largest value over the cell is at one of the cell's corners. So F
+over the cell is at most the largest, over the corners ``(t*, m*)``, of the LP
+``max G(t*, m*; z)`` over ``z in [0, 1]^N`` with ``rho(t2, m2) <= R(z) <= rho(t1, m1)`` and
+``nu(z) >= kappa(t2, m1)`` (rho decreases in t and m; kappa is smallest at ``(t2, m1)`` as
+``b + d - a = e^eps - 1 >= 0``), and by weak duality, for any multiplier ``lambda >= 0`` of the
+nu row, at most ``-lambda kappa`` plus a fractional knapsack with a ranged capacity. Every
+member of L has ``t in [0, 1]`` (``t <= <R, g> = 1``) and ``m in [1, m_max]``,
+``m_max = min(1 / min R, (b max(nu / R) + d) / a)``: the cells cover L. A node also fixes inputs
+at m (``z = 1``) or at t (``z = 0``), or (cells with ``t = 0``) makes one input the free one;
+every vertex of L lies in the children of every node that holds it, and a node with every
+input decided holds only the exact vertices of its top set (a leaf, evaluated exactly). The
+search takes the node of the largest bound (best first) and splits its cell when the corners
+differ by more than the input where the greedy fill stops is worth, else branches on that
+input, until every open node is below the pricing floor and the best vertex found, the node
+budget or the deadline; the largest open bound (with a rounding allowance of
+``4 (N + 2)`` units of roundoff of the terms' magnitude) is the certified bound.
 
-The relaxation is not exact: its fractional inputs leave a gap of about one input's share of
-the reduced cost (shrinking as N grows), so the column generation ends with a certified but
-open gap (status "stalled") unless it closes below the tolerance; small boxes keep the exact
-enumeration of :mod:`.set_vertices`.
+The relaxation is not tight: its fractional inputs leave about two inputs' share of the
+reduced cost per node, so closing the bound takes many nodes (exact when searched to the end
+at small N; measured gaps in BENCHMARKS.md), and the column generation usually ends with a
+certified but open gap; boxes up to N ~ 17 keep the exact enumeration of :mod:`.set_vertices`.
 """
 
 from __future__ import annotations
@@ -412,7 +419,7 @@ class ConeLiftFamily:
         heap: list = []
         count = 0
         found: list = []  # leaf vertices (values, rows)
-        best = dropped = -math.inf
+        best = -math.inf
 
         def push(node: tuple, ceiling: float) -> None:
             nonlocal count, best
@@ -438,7 +445,7 @@ class ConeLiftFamily:
                 push(child, -ceiling)
         open_bound = -heap[0][0] if heap else -math.inf
         # the constant vector 1 (F = -sum u) lies in every cell's relaxation; kept explicitly
-        bound = max(best, dropped, open_bound, -float(duals.sum()))
+        bound = max(best, open_bound, -float(duals.sum()))
         orders = [item[3] for item in heapq.nsmallest(ORDERS, heap)]
         columns = (self._columns(orders, found, duals, floor, keep) if keep
                    else np.zeros((0, self.n)))
