@@ -299,3 +299,36 @@ def test_mutual_information_over_a_box_beyond_the_enumeration_limit():
     assert result.utility > 0.5 * eps  # measured 0.63 (bound 0.77 at 6 s)
     if not result.exact:
         assert result.status in ("stalled", "time limit")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 40), st.integers(1, 12),
+       st.sampled_from([0.05, 0.5, 0.9, 1.0 - 1e-6]))
+def test_box_point_certificates_are_covered_in_linear_time(seed, n, m, share):
+    """The box's certificate covers each extreme point's own fixed-prior certificate (as a
+    user would certify it) with an O(N M) bound, and stays within 1e-12 of the largest."""
+    from pmldesign.leakage.measures import _leakage
+
+    rng = np.random.default_rng(seed)
+    lower = rng.dirichlet(np.ones(n)) * share
+    lower[rng.random(n) < 0.1] = 1e-12
+    prior_set = PriorSet.box(lower)
+    mechanism = rng.random((n, m)) ** rng.choice([1, 8, 30])
+    mechanism[rng.random((n, m)) < 0.2] = 0.0
+    mechanism[:, 0] += 1e-3  # no row of zeros
+    mechanism /= mechanism.sum(axis=1, keepdims=True)
+    own = np.fmax.reduce([_leakage(mechanism, q)[0] for q in prior_set.extreme_points()])
+    reported = prior_set.worst_case_leakage(mechanism)
+    used = ~np.isnan(own)
+    assert np.array_equal(np.isnan(reported), np.isnan(own))
+    assert np.all(reported[used] >= own[used])
+    certified = pml.certify(mechanism, prior_set).worst_case_epsilon
+    assert certified >= np.nanmax(own)
+    from pmldesign.leakage.measures import _leakage_above_points
+
+    points = prior_set.extreme_points()
+    totals = np.array([math.fsum(q) for q in points])
+    above = _leakage_above_points(mechanism, lower, np.diag(points), np.nextafter(totals, 2.0))
+    finite = used & np.isfinite(own)
+    assert np.all(above[finite] >= own[finite])
+    assert np.all(above[finite] - own[finite] <= 1e-12 * np.maximum(1.0, np.abs(own[finite])))

@@ -49,7 +49,7 @@ from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import SUM_TOLERANCE, as_float_array, as_prior
 from ..leakage import rounding
-from ..leakage.measures import _leakage_worst
+from ..leakage.measures import _leakage_above_points, _leakage_worst
 from . import ball
 
 #: Unit roundoff of float64.
@@ -332,8 +332,12 @@ class PriorSet:
         values[peak == mechanism.min(axis=0)] = 0.0
         values[peak <= 0] = np.nan
         # also cover the fixed-prior certificate at the extreme points built in floats, so that
-        # certifying each of them (as a user would) never reports more than the set
-        at_points = _leakage_worst(mechanism, self._points, self._point_totals)
+        # certifying each of them (as a user would) never reports more than the set (an upper
+        # bound of those N certificates in O(N M))
+        n = self.size
+        at_points = _leakage_above_points(mechanism, self.lower,
+                                          self._points[np.arange(n), np.arange(n)],
+                                          self._point_totals)
         return np.fmax(values, at_points)
 
     @cached_property
