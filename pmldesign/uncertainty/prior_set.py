@@ -49,7 +49,7 @@ from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import SUM_TOLERANCE, as_float_array, as_prior
 from ..leakage import rounding
-from ..leakage.measures import _leakage_above_points, _leakage_worst
+from ..leakage.measures import _leakage, _leakage_above_points, _leakage_worst
 from . import ball
 
 #: Unit roundoff of float64.
@@ -335,9 +335,12 @@ class PriorSet:
         # certifying each of them (as a user would) never reports more than the set (an upper
         # bound of those N certificates in O(N M))
         n = self.size
-        at_points = _leakage_above_points(mechanism, self.lower,
-                                          self._points[np.arange(n), np.arange(n)],
-                                          self._point_totals)
+        if self.is_point:  # one prior: its own certificate exactly (designs match the prior's)
+            at_points = _leakage(mechanism, self._points[0])[0]
+        else:
+            at_points = _leakage_above_points(mechanism, self.lower,
+                                              self._points[np.arange(n), np.arange(n)],
+                                              self._point_totals)
         return np.fmax(values, at_points)
 
     @cached_property
