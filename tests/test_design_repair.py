@@ -33,6 +33,23 @@ def test_overshoot_is_repaired_at_negligible_cost():
     assert abs(cost) < 1e-9
 
 
+@pytest.mark.parametrize("labelled", [False, True])
+def test_a_noise_column_costs_no_utility(labelled):
+    # Issue 12: HiGHS returned a column with one 1.3e-12 entry and mass ~1e-18 under the prior
+    # (rows met to 1e-10). Its leakage ratio was 10^5 e^eps, so mixing it down to eps returned
+    # the output-independent mechanism. Such a column is noise: zeroed, not mixed.
+    exact = pml.extremal_mechanism(PRIOR, EPS)
+    raw = np.hstack([exact, np.zeros((4, 1))])
+    raw[1, -1] = 1.3e-12
+    raw[1, np.argmax(raw[1, :-1])] -= 1.3e-12
+    assert pml.certify(raw, PRIOR).epsilon > EPS + 1  # the ratio 1 / P(x=1) = 5 >> 9/8
+    final = finalize(raw, PRIOR, EPS, labelled=labelled)
+    assert exact_oracle.within(final.mechanism, PRIOR, EPS)
+    assert final.mixing < 1e-9
+    cost = pml.mutual_information(exact, PRIOR) - pml.mutual_information(final.mechanism, PRIOR)
+    assert abs(cost) < 1e-9
+
+
 def test_residues_next_to_zeros_are_cleaned():
     exact = pml.extremal_mechanism([0.25] * 4, math.log(2))  # 2-singular: half zeros
     raw = exact + np.where(exact == 0, 3e-15, 0.0)

@@ -29,8 +29,14 @@ from ..uncertainty.sets import leakage_capacity
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
 NEGATIVE = 1e-7
-#: Entries below ``RESIDUE * column max`` (and columns below RESIDUE overall) are set to 0.
+#: Entries below ``RESIDUE * column max`` are set to 0.
 RESIDUE = 1e-12
+#: Columns of solver output whose largest entry is at most this are set to 0 (dropped when
+#: unlabelled). HiGHS meets its rows to 1e-10 absolute, so a column of 1e-12 entries can have
+#: mass 1e-18 under the prior and a leakage ratio 10^5 e^eps: repairing it by mixing would cost
+#: almost all the utility (measured, issue 12: a random gain at N = 400, eps = 2 came back as the
+#: output-independent mechanism). Zeroing it moves each row by at most this much.
+NOISE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,11 @@ def guarantee(prior: np.ndarray, radius: float, ldp: bool,
 def clean(raw: np.ndarray, ldp: bool, labelled: bool, residue: float = RESIDUE) -> np.ndarray:
     """Remove solver residues and renormalise rows; :class:`SolverError` on garbage.
 
-    With ``labelled`` (outputs have a meaning, e.g. columns of a gain matrix) a residue column
-    becomes a zero column, an output never produced; otherwise unused outputs are dropped.
-    ``residue=0`` keeps every positive entry (closed forms: small entries are meant).
+    A column is a residue when its largest entry is at most :data:`NOISE` (any positive
+    ``residue``) or 0 (``residue=0``). With ``labelled`` (outputs have a meaning, e.g. columns of
+    a gain matrix) a residue column becomes a zero column, an output never produced; otherwise
+    unused outputs are dropped. ``residue=0`` keeps every positive entry (closed forms: small
+    entries are meant).
     """
     matrix = np.array(raw, dtype=np.float64)
     if not np.isfinite(matrix).all():
@@ -70,7 +78,7 @@ def clean(raw: np.ndarray, ldp: bool, labelled: bool, residue: float = RESIDUE) 
             f"the solver returned a clearly infeasible mechanism (entry {matrix.min():.3g} < 0)"
         )
     matrix = np.maximum(matrix, 0.0)
-    used = matrix.max(axis=0) > residue
+    used = matrix.max(axis=0) > (max(NOISE, residue) if residue > 0 else 0.0)
     if labelled:
         matrix[:, ~used] = 0.0
     else:
