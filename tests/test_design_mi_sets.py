@@ -130,8 +130,11 @@ def test_method_names_the_set_and_the_engine():
 
 
 def test_too_many_lift_vectors_is_refused_with_the_rule():
+    """A vertex set beyond the enumeration limit is refused (a box of that size is searched
+    instead: tests/test_design_box.py)."""
+    vertices = np.full((5, 30), 1 / 30) + 0.01 * (np.eye(5, 30) - np.eye(5, 30, 1))
     with pytest.raises(pml.InvalidInputError, match="at most .*fewer symbols"):
-        pml.design(PriorSet.box(np.full(30, 0.01)), 1.0)
+        pml.design(PriorSet.from_vertices(vertices), 1.0)
 
 
 def test_time_limit_holds_while_enumerating():

@@ -19,6 +19,7 @@ from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .repair import Finalized, finalize, guarantee
+from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_linear_gain
 
 UTILITIES = ("mutual_information", "linear")
@@ -47,9 +48,9 @@ class DesignResult(Result):
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
         the repair when ``exact``).
     method : str
-        What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball
-        or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
-        vertex or box set) or "closed form" (the answer without a search, e.g. the
+        What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
+        box or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
+        vertex set) or "closed form" (the answer without a search, e.g. the
         unconstrained optimum when eps is large enough), then the details (e.g. "output
         generation: compact LP over 8 of 100 outputs (HiGHS, 3 rounds)").
     solve_time : float
@@ -123,11 +124,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
-    prior or a ball runs output generation (:mod:`.linear_gain`), on a vertex or box set the
-    compact LP of :mod:`.set_lp`; mutual information runs column generation over lift vectors
-    (:mod:`.mutual_information`, docs/extremal.md Sec. 4; on a vertex or box set over the
-    enumerated vertices of :mod:`.set_vertices`); both searches share the core of
-    :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
+    prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
+    generation (:mod:`.linear_gain`), on a vertex set the compact LP of :mod:`.set_lp`; mutual
+    information runs column generation over lift vectors (:mod:`.mutual_information`,
+    docs/extremal.md Sec. 4; on a vertex or box set over the enumerated vertices of
+    :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core
+    of :mod:`.engine`. The solver output is cleaned, repaired and re-certified over the whole set
     (:mod:`.repair`).
 
     Parameters
@@ -141,8 +143,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
         ``None``: "linear" if ``gain`` is given, else "mutual_information". Mutual information
-        over a vertex or box set enumerates lift vectors (small N, see
-        :func:`.maximize_mutual_information`).
+        over a vertex set enumerates lift vectors (small N), over a box enumerates them up to
+        N ~ 17 and searches them beyond (see :func:`.maximize_mutual_information`).
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
@@ -178,10 +180,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
                time_limit: float | None) -> DesignResult:
-    """Design over a validated prior set: the ball and single priors by :func:`_solve`, vertex
-    and box sets by the compact LP of :mod:`.set_lp`."""
+    """Design over a validated prior set: the ball, single priors and a linear gain over a box
+    by :func:`_solve`, vertex sets by the compact LP of :mod:`.set_lp`."""
     if prior_set.kind == "ball":
         return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
+    if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
+        return _solve(prior_set.reference, eps, 0.0, False, gain, time_limit, prior_set)
     if prior_set.is_point:
         point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
         return _solve(point, eps, 0.0, False, gain, time_limit)
@@ -261,28 +265,30 @@ def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
 
 
 def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
-                       ldp: bool):
+                       ldp: bool, prior_set: PriorSet | None = None):
     """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
     (a few of N at large N) and the embedded N x N result certified once more; when that
     check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
     used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
     if len(used) == raw.shape[1]:
-        return finalize(raw, prior, eps, radius, ldp, labelled=True)
-    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True)
+        return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
     mechanism = np.zeros(raw.shape)
     mechanism[:, used] = small.mechanism
-    leak = guarantee(prior, radius, ldp)(mechanism)
+    leak = guarantee(prior, radius, ldp, prior_set)(mechanism)
     if leak <= eps:
         return Finalized(mechanism, leak, small.mixing)
-    return finalize(raw, prior, eps, radius, ldp, labelled=True)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
 
 
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
-           time_limit: float | None) -> DesignResult:
+           time_limit: float | None, prior_set: PriorSet | None = None) -> DesignResult:
+    """Design for a prior, its ball, eps-LDP or (a linear gain only) a box ``prior_set`` whose
+    reference is ``prior``."""
     start = time.perf_counter()
     if gain is not None:
         share = None if time_limit is None else SOLVER_SHARE * time_limit
-        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share)
+        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share, prior_set)
     else:
         from .search.mutual_information import maximize_mutual_information
 
@@ -292,7 +298,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
         status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = _finalize_labelled(raw, prior, eps, radius, ldp) if gain is not None else (
+    final = _finalize_labelled(raw, prior, eps, radius, ldp, prior_set) if gain is not None else (
         finalize(raw, prior, eps, radius, ldp))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
@@ -314,7 +320,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
 
 
 def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray,
-            time_limit: float | None) -> tuple[np.ndarray, float, str, str]:
+            time_limit: float | None,
+            prior_set: PriorSet | None = None) -> tuple[np.ndarray, float, str, str]:
     """Raw linear-gain optimum ``(mechanism, certified upper bound, method, status)``.
 
     The unconstrained optimum (every input to an output of largest gain) bounds every design.
@@ -328,16 +335,15 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     free = np.zeros_like(gain)
     free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
     free_value = utility_value(free, prior, gain)
-    if guarantee(prior, radius, ldp)(free) <= eps:
+    if guarantee(prior, radius, ldp, prior_set)(free) <= eps:
         return free, free_value, (
             "closed form: the unconstrained optimum (eps is at least its certified leakage, "
             "e.g. eps >= epsilon_max: the PML constraint is inactive)"
         ), "optimal"
     if eps <= LP_EPS_MAX:
         try:
-            solution = solve_linear_gain(
-                prior[:, None] * gain, None if ldp else prior, eps, radius, time_limit
-            )
+            solution = solve_linear_gain(prior[:, None] * gain,
+                                         _cone(prior, eps, radius, ldp, prior_set), time_limit)
             method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
                       f"outputs (HiGHS, {solution.rounds} "
                       f"round{'s' if solution.rounds != 1 else ''})")
@@ -354,6 +360,18 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
         "bounded by the unconstrained value"
     ), "stalled"
+
+
+def _cone(prior: np.ndarray, eps: float, radius: float, ldp: bool,
+          prior_set: PriorSet | None):
+    """The per-column cone of the design (:meth:`.FeasibleSet.cone`): a box's with its slack
+    as the floats give it (``outward=False``: the search's cone must hold every feasible
+    column for its bound to hold; the finalisation certifies outward), beyond its epsilon_max
+    the cone at epsilon_max (every mechanism is feasible there either way)."""
+    if prior_set is not None:
+        feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
+        return feasible.cone()
+    return make_cone(None if ldp else prior, eps, radius, prior.size)
 
 
 def _large_eps(free: np.ndarray, eps: float) -> np.ndarray:

@@ -41,6 +41,77 @@ def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.nda
     return values, vector @ matrix
 
 
+#: Entries of the (priors x N x M) products evaluated at once by :func:`_leakage_worst`.
+CHUNK = 1 << 22
+
+
+def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
+                   totals: np.ndarray | None = None) -> np.ndarray:
+    """Per output, the largest of :func:`_leakage` over the priors in the rows of ``vectors``
+    (k x N), computed like :func:`_leakage` for each (the same float operations in the same
+    order, so the result is at least each prior's own certificate), in chunks of priors.
+    ``totals``: the rows' sums rounded up (:func:`.rounding.total_bounds`), if known.
+
+    Examples
+    --------
+    >>> m = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> q = np.array([[0.3, 0.7], [0.5, 0.5]])
+    >>> bool(np.array_equal(_leakage_worst(m, q), np.fmax(_leakage(m, q[0])[0],
+    ...                                                    _leakage(m, q[1])[0])))
+    True
+    """
+    scaled, peak = rounding.scaled_columns(matrix)
+    if totals is None:
+        totals = np.array([rounding.total_bounds(row)[1] for row in vectors])
+    step = max(1, CHUNK // scaled.size)
+    worst = np.full(scaled.shape[1], -np.inf)
+    for first in range(0, vectors.shape[0], step):
+        chunk = vectors[first:first + step, :, None]
+        masses = rounding.mass_lower(chunk, scaled[None, :, :])
+        values = rounding.ratio_log_upper(totals[first:first + step, None], masses)
+        worst = np.maximum(worst, values.max(axis=0))
+    worst[rounding.constant_columns(matrix)] = 0.0
+    worst[peak <= 0] = np.nan
+    return worst
+
+
+def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarray,
+                          totals: np.ndarray) -> np.ndarray:
+    """Per output, a float at least :func:`_leakage` at every prior ``q_i`` that is ``lower``
+    with entry i raised to ``peaks[i] >= lower[i]`` (a box's extreme points as floats; their
+    sums rounded up in ``totals``), in O(N M) instead of O(N^2 M).
+
+    Proof. With ``c`` the scaled columns (:func:`.rounding.scaled_columns`, floats read
+    exactly) the exact mass is ``E_i = <lower, c> + (peaks[i] - lower[i]) c_i``; every term below
+    is rounded towards 0, so ``E_low <= E_i``. :func:`_leakage` sums the n products of
+    ``q_i c`` in floats: ``T_i >= E_i (1 - gamma_n) - 2 n eta`` (:mod:`.rounding`), so
+    ``T_low = down(down(E_low (1 - 2 (n + 1) u')) - 2 n eta) <= T_i`` (``u' = 2^-52``). Its
+    lower mass ``down(down(T - 2 n eta) s)`` and the logarithm of ``totals / mass`` are monotone,
+    so the same steps from ``T_low`` give at least its value.
+
+    Examples
+    --------
+    >>> m = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> low, top = np.array([0.3, 0.5]), np.array([0.5, 0.7])
+    >>> q = np.array([[0.5, 0.5], [0.3, 0.7]])
+    >>> tot = np.array([rounding.total_bounds(row)[1] for row in q])
+    >>> bool(np.all(_leakage_above_points(m, low, top, tot) >= _leakage_worst(m, q, tot)))
+    True
+    """
+    scaled, peak = rounding.scaled_columns(matrix)
+    n = scaled.shape[0]
+    down, shrink = rounding.down, 1.0 - (n + 1) * rounding.TWO_U
+    base = rounding.mass_lower(lower[:, None], scaled)  # <= <lower, c>
+    raise_ = np.maximum(down(peaks - lower), 0.0)  # <= peaks - lower
+    exact_low = down(base[None, :] + down(raise_[:, None] * scaled))  # <= E_i
+    t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
+    mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)
+    worst = rounding.ratio_log_upper(totals[:, None], mass).max(axis=0)
+    worst[rounding.constant_columns(matrix)] = 0.0
+    worst[peak <= 0] = np.nan
+    return worst
+
+
 def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """Pointwise maximal leakage of every output.
 

@@ -59,9 +59,11 @@ def mass_lower(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
 
     ``weights`` (N x M or N x 1) are non-negative floats (themselves lower bounds of exact
     weights); ``scaled`` comes from :func:`scaled_columns`. Error bound: module docstring.
+    A stack (k x N x 1) of weights gives the k rows of masses, each summed in the same order
+    as alone (numpy adds the rows of a reduced non-last axis one after the other).
     """
-    n = scaled.shape[0]
-    total = (weights * scaled).sum(axis=0)
+    n = scaled.shape[-2]
+    total = (weights * scaled).sum(axis=-2)
     shrink = 1.0 - (n + 1) * TWO_U
     return np.maximum(down(down(total - 2 * n * ETA) * shrink), 0.0)
 

@@ -1,7 +1,8 @@
 """Linear-gain design over any feasible set of :mod:`.feasible`: one compact LP, solved by HiGHS.
 
-The fixed prior, the l1 ball and eps-LDP have dedicated engines (:mod:`.linear_gain`); this is
-the formulation for sets with several cap rows (vertex sets) or other cones (boxes). Variables,
+Sets with one cap row (fixed prior, l1 ball, box, eps-LDP) have the output generation of
+:mod:`.linear_gain`; this is the formulation for sets with several cap rows (vertex sets), and
+for one-row sets the benchmarks' baseline. Variables,
 column-major: the mechanism ``P`` (N^2), ``top_y`` (N) and, when some row has ``d_k > 0``,
 ``low_y`` (N). Rows::
 

@@ -26,12 +26,15 @@ eps-LDP (the simplex)   ``(0, 1, 0)``                            ``max c <= e^ep
 
 eps-LDP is PML over the whole simplex: ``min_Q <Q, c> = min c``. A set with one cap row is a
 cone ``a max c <= b <nu, c> + d min c`` with ``nu = q / sum(q)`` and ``b = e^eps sum(q)``
-(:func:`cap_row`), the form the column-generation engines price over
-(:func:`cap_coefficients`). Formulations: the CVXPY model of
-:mod:`.polytope`, the compact LP over any set of :mod:`.set_lp`, the compact LP over one cap row
-of :mod:`.compact_lp` (restricted to a few outputs by :mod:`.linear_gain`), the exact cone
-pricing of :mod:`.cone_pricing` and the lift-vector families of :mod:`.lift_pricing` /
-:mod:`.two_level` (fixed prior, ball, LDP).
+(:func:`cap_row`, :meth:`FeasibleSet.cone`), the form the column-generation engines price over.
+For a box this is the identity ``min_i <lower + slack e_i, c> = <lower, c> + slack min c``:
+``a = 1``, ``b = e^eps sum(lower)``, ``d = e^eps slack``, ``nu = lower / sum(lower)``; with
+``lower = 0`` it is eps-LDP (``b = 0``, any positive ``nu`` normalises). Formulations: the CVXPY
+model of :mod:`.polytope`, the compact LP over any set of :mod:`.set_lp`, the compact LP over one
+cap row of :mod:`.compact_lp` (restricted to a few outputs by :mod:`.linear_gain`), the exact cone
+pricing of :mod:`.cone_pricing` (every one-cap-row set, boxes included) and the lift-vector
+families of :mod:`.lift_pricing` / :mod:`.two_level` (fixed prior, ball, LDP),
+:mod:`.cone_lifts` (a box) and :mod:`.set_vertices` (any set, small N).
 """
 
 from __future__ import annotations
@@ -76,6 +79,27 @@ def cap_coefficients(eps: float, radius: float, ldp: bool) -> tuple[float, float
     return cap_row(eps, 1.0, 0.5 * radius, 0.5 * radius)
 
 
+@dataclass(frozen=True)
+class Cone:
+    """The per-column cone ``a max c <= b <nu, c> + d min c`` of a set with one cap row, with
+    ``nu`` a probability vector (the normalisation of the section ``<nu, c> = 1``)."""
+
+    a: float
+    b: float
+    d: float
+    nu: np.ndarray
+
+    @property
+    def lowest(self) -> float:
+        """Smallest ``lo = min c`` on the section: ``(a - b)/d`` when ``b < a``, else 0."""
+        return max(0.0, (self.a - self.b) / self.d) if self.d > 0 else 0.0
+
+    def width(self, lo: np.ndarray | float) -> np.ndarray | float:
+        """Widest box above ``lo``: ``w(lo) = (b + d lo)/a - lo`` (the largest entry of a
+        section member whose smallest is ``lo`` is ``(b + d lo)/a``)."""
+        return (self.b + (self.d - self.a) * lo) / self.a
+
+
 @dataclass(frozen=True, eq=False)
 class FeasibleSet:
     """``M(eps, S)`` as cap rows ``a[k] max c <= <b[k], c> + d[k] min c`` for every column c.
@@ -101,8 +125,9 @@ class FeasibleSet:
         return cls(eps, *cap_row(eps, floors.weights, floors.at_min, floors.at_max))
 
     @classmethod
-    def for_set(cls, prior_set: PriorSet, eps: float) -> FeasibleSet:
-        """``M(eps, S)`` for a :class:`~pmldesign.uncertainty.PriorSet`.
+    def for_set(cls, prior_set: PriorSet, eps: float, outward: bool = True) -> FeasibleSet:
+        """``M(eps, S)`` for a :class:`~pmldesign.uncertainty.PriorSet` (``outward``: see
+        :meth:`~pmldesign.uncertainty.PriorSet.floors`).
 
         Examples
         --------
@@ -111,7 +136,7 @@ class FeasibleSet:
         >>> F.a.tolist(), F.b.tolist(), F.d.tolist()
         ([1.0, 1.0], [[1.0, 1.0], [0.5, 1.5]], [0.0, 0.0])
         """
-        return cls.from_floors(prior_set.floors(), eps)
+        return cls.from_floors(prior_set.floors(outward), eps)
 
     @classmethod
     def ldp(cls, n: int, eps: float) -> FeasibleSet:
@@ -122,3 +147,29 @@ class FeasibleSet:
     def size(self) -> int:
         """N, the number of inputs."""
         return int(self.b.shape[1])
+
+    def cone(self) -> Cone:
+        """The per-column cone of a set with one cap row (fixed prior, l1 ball, box, LDP):
+        ``b = sum(b[0])``, ``nu = b[0] / b``, or uniform when ``b = 0`` (eps-LDP).
+
+        Examples
+        --------
+        >>> F = FeasibleSet.for_set(PriorSet.box([0.1, 0.3]), math.log(2))
+        >>> K = F.cone()
+        >>> K.a, round(K.b, 12), round(K.d, 12), K.nu.round(12).tolist()
+        (1.0, 0.8, 1.2, [0.25, 0.75])
+        """
+        if self.a.size != 1:
+            raise ValueError(f"a cone has one cap row, this set has {self.a.size}")
+        weights = self.b[0]
+        total = math.fsum(weights)
+        nu = weights / total if total > 0 else np.full(self.size, 1.0 / self.size)
+        a = float(self.a[0])
+        # every floor of a set of priors has sum(q) + s - r = <Q, 1> = 1, so b + d - a =
+        # e^eps - 1 >= 0: the constant column is in the cone; rounding must not cut it out,
+        # and within 8 units of roundoff of it (eps ~ 0) a - b - d is exactly 0 (a residue of
+        # 1e-17 there makes HiGHS's presolve declare the LP infeasible)
+        d = float(self.d[0])
+        if d <= a - total + 8.0 * np.finfo(float).eps * a:
+            d = a - total
+        return Cone(a, total, d, nu)

@@ -1,12 +1,13 @@
 """The per-column cone of the linear-gain design LP: exact pricing and the certified bound.
 
-Every feasible set of :mod:`.polytope` is, column by column, the cone
-``K = {c >= 0 : a max c <= b <pi, c> + d min c}`` (:func:`.cap_coefficients`), and the design LP
+Every feasible set of :mod:`.feasible` with one cap row (fixed prior, l1 ball, box, eps-LDP) is,
+column by column, the cone ``K = {c >= 0 : a max c <= b <nu, c> + d min c}``
+(:meth:`.FeasibleSet.cone`), and the design LP
 is ``max sum_y <W_y, c_y>`` over ``c_y in K`` with ``sum_y c_y = 1`` (rows of the mechanism sum
 to 1). This is the vertex LP of docs/extremal.md (Sec. 4) with labelled outputs: a
 master LP with only the N row-sum equalities, over columns ``(y, r)`` with ``r`` a vertex of the
-normalised section ``{c in K : <nu, c> = 1}`` (``nu = pi``; uniform for LDP, where any positive
-``nu`` works).
+normalised section ``{c in K : <nu, c> = 1}`` (``nu`` the prior, the ball's centre or the
+normalised lower bound of a box; uniform for LDP, where any positive ``nu`` works).
 
 Exact pricing (:func:`price`). Write a member of the section as ``c = lo + w z`` with
 ``lo = min c``, ``z in [0, 1]^N``: the widest box is ``w(lo) = (b + d lo)/a - lo``, and for a
@@ -28,37 +29,25 @@ states the cone, prices it exactly and turns any multipliers into a certified bo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..math.feasible import cap_coefficients
-
-
-@dataclass(frozen=True)
-class Cone:
-    """The per-column cone ``a max c <= b <nu, c> + d min c`` and its normalisation ``nu``."""
-
-    a: float
-    b: float
-    d: float
-    nu: np.ndarray
-
-    @property
-    def lowest(self) -> float:
-        """Smallest ``lo = min c`` on the section: ``(a - b)/d`` when ``b < a``, else 0."""
-        return max(0.0, (self.a - self.b) / self.d) if self.d > 0 else 0.0
-
-    def width(self, lo: np.ndarray | float) -> np.ndarray | float:
-        """Widest box above ``lo``: ``w(lo) = (b + d lo)/a - lo`` (module docstring)."""
-        return (self.b + (self.d - self.a) * lo) / self.a
+from ...uncertainty.prior_set import Floors
+from ..math.feasible import Cone, FeasibleSet
 
 
 def make_cone(prior: np.ndarray | None, eps: float, radius: float, n: int) -> Cone:
-    """The cone of M(eps, P), M(eps, B_radius(P)) or eps-LDP (``prior=None``)."""
-    a, b, d = cap_coefficients(eps, radius, ldp=prior is None)
-    nu = np.full(n, 1.0 / n) if prior is None else prior
-    return Cone(a, b, d, nu)
+    """The cone of M(eps, P), M(eps, B_radius(P)) or eps-LDP (``prior=None``), from the floors
+    of :mod:`.feasible` (a box: ``FeasibleSet.for_set(box, eps).cone()``), the prior read as
+    ``P / sum(P)`` like every certificate (a prior summing to ``1 - 1e-9`` must not tighten the
+    cap by ``1e-9``: the certified bound would fall below the optimum)."""
+    if prior is None:
+        return FeasibleSet.ldp(n, eps).cone()
+    half = np.array([0.5 * radius])
+    floors = Floors(prior[None, :] / math.fsum(prior), half, half)
+    return FeasibleSet.from_floors(floors, eps).cone()
 
 
 @dataclass(frozen=True)

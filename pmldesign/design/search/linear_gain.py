@@ -1,8 +1,9 @@
 """Optimal mechanism for a linear gain: output generation over the compact LP, solved with HiGHS.
 
-The design LP is ``max sum_y <W_y, c_y>`` over columns ``c_y`` in the per-column cone of
-:func:`.cap_coefficients` with ``sum_y c_y = 1``. At an optimum only a few outputs carry mass
-(each used column needs ``<pi, c_y> >= e^-eps max c_y``-like mass, so their number grows with
+The design LP is ``max sum_y <W_y, c_y>`` over columns ``c_y`` in the per-column cone
+``a max c <= b <nu, c> + d min c`` of a set with one cap row (fixed prior, l1 ball, box, eps-LDP:
+:meth:`.FeasibleSet.cone`) with ``sum_y c_y = 1``. At an optimum only a few outputs carry mass
+(each used column needs ``<nu, c_y> >= e^-eps max c_y``-like mass, so their number grows with
 e^eps, not with N), so :func:`solve_linear_gain` solves the compact LP of :mod:`.compact_lp`
 restricted to a set of outputs (:class:`_Restricted`, the master) and adds outputs whose exact
 price at the restricted LP's row-sum duals is positive (:class:`_OutputPricer`; "output
@@ -26,8 +27,8 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
-from ..math.feasible import cap_coefficients
-from .cone_pricing import bound, make_cone, price
+from ..math.feasible import Cone
+from .cone_pricing import bound, price
 from .engine import Entering, column_generation
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
@@ -56,19 +57,18 @@ class _Restricted:
 
     Shared rows: the N row sums ``sum_y (low_y + excess(x, y)) = 1``. Per output y, columns
     ``excess(., y)`` (N), ``low_y``, ``width_y`` and rows ``excess(x, y) - width_y <= 0`` (N) and
-    ``(a - b - d) low_y + a width_y - b <pi, excess(., y)> <= 0`` (the cap; ``mass_y`` substituted).
+    ``(a - b - d) low_y + a width_y - b <nu, excess(., y)> <= 0`` (the cap; ``mass_y`` substituted).
     """
 
-    def __init__(self, weights: np.ndarray, prior: np.ndarray | None, eps: float,
-                 radius: float) -> None:
+    def __init__(self, weights: np.ndarray, cone: Cone) -> None:
         import highspy
 
         self.highspy = highspy
         self.weights = weights
         n = weights.shape[0]
         self.n = n
-        self.a, self.b, self.d = cap_coefficients(eps, radius, ldp=prior is None)
-        self.prior = np.zeros(n) if prior is None else prior
+        self.a, self.b, self.d = cone.a, cone.b, cone.d
+        self.nu = cone.nu
         solver = new_highs()
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
@@ -91,7 +91,7 @@ class _Restricted:
         starts = np.concatenate([everyone, [n, 2 * n]]).astype(np.int32)
         rows_of = np.concatenate([everyone, everyone])
         row_starts = np.concatenate([2 * everyone, [2 * n]]).astype(np.int32)
-        row_values = np.concatenate([np.tile([1.0, -1.0], n), [a - b - d, a], -b * self.prior])
+        row_values = np.concatenate([np.tile([1.0, -1.0], n), [a - b - d, a], -b * self.nu])
         for y in outputs:
             first = len(self.outputs) * (n + 2)
             cost = np.concatenate([self.weights[:, y], [self.weights[:, y].sum(), 0.0]])
@@ -125,6 +125,12 @@ class _Restricted:
         if not solved and time.perf_counter() < end:
             self._limit(end - time.perf_counter())
             solver.run()
+            if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
+                # the LP always holds the constant columns: "infeasible" is HiGHS's presolve
+                # misjudging a near-zero cap coefficient (measured: a box with slack 1e-9 at
+                # eps = 0); solve it without presolve
+                solver.setOptionValue("presolve", "off")
+                solver.run()
             solved = solver.getModelStatus() == optimal
             if not self.rounds:
                 self.slowest = time.perf_counter() - start
@@ -200,11 +206,10 @@ class _OutputPricer:
         return Entering(entering, bound(duals, prices, self.weights, self.cone))
 
 
-def solve_linear_gain(
-    weights: np.ndarray, prior: np.ndarray | None, eps: float, radius: float,
-    time_limit: float | None,
-) -> LinearSolution:
-    """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over the set (``prior=None``: eps-LDP).
+def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None) -> LinearSolution:
+    """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over the mechanisms whose columns lie in
+    ``cone`` (:meth:`.FeasibleSet.cone`, or :func:`.cone_pricing.make_cone` for a prior, a ball
+    or eps-LDP).
 
     Output generation (module docstring). ``upper_bound`` is the best certified Lagrangian bound
     found; ``status`` is ``"optimal"`` when it meets the LP value (relative gap
@@ -214,7 +219,9 @@ def solve_linear_gain(
 
     Examples
     --------
-    >>> s = solve_linear_gain(np.eye(2) / 2, np.array([0.5, 0.5]), math.log(1.5), 0.0, None)
+    >>> from .cone_pricing import make_cone
+    >>> cone = make_cone(np.array([0.5, 0.5]), math.log(1.5), 0.0, 2)
+    >>> s = solve_linear_gain(np.eye(2) / 2, cone, None)
     >>> round(s.value, 12), s.upper_bound >= s.value, s.status  # randomized response
     (0.75, True, 'optimal')
     """
@@ -222,7 +229,6 @@ def solve_linear_gain(
     deadline = math.inf if time_limit is None or not math.isfinite(time_limit) else (
         start + time_limit)
     n = weights.shape[0]
-    cone = make_cone(prior, eps, radius, n)
     # fallback: every row to the best single output (the constant column is in every cone);
     # its certificate: u = max_y W[x, y] has h_y(u) <= 0 for every y
     best_output = int(np.argmax(weights.sum(axis=0)))
@@ -230,7 +236,7 @@ def solve_linear_gain(
     mechanism[:, best_output] = 1.0
     value = float(weights[:, best_output].sum())
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
-    restricted = _Restricted(weights, prior, eps, radius)
+    restricted = _Restricted(weights, cone)
     pricer = _OutputPricer(weights, cone)
     restricted.add(pricer.first)
     search = column_generation(restricted, pricer, deadline, fallback, GAP, relative=True)

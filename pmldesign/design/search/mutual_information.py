@@ -38,6 +38,7 @@ from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from .._highs import new_highs
 from ..math.feasible import FeasibleSet
+from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
@@ -111,9 +112,10 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     prior : (N,) array_like or PriorSet
         The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
         :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
-        1 of 003), I(X; Y) under its ``reference``; a vertex or box set enumerates the vertices
-        of its lift polytope (:mod:`.set_vertices`), so N is limited (about 17 for a box, fewer
-        the more vertices: InvalidInputError beyond).
+        1 of 003), I(X; Y) under its ``reference``; a vertex set enumerates the vertices of its
+        lift polytope (:mod:`.set_vertices`), so N is limited (fewer the more vertices:
+        InvalidInputError beyond); a box too up to about N = 17, beyond by the branch and
+        bound of :mod:`.cone_lifts` (certified bound, possibly an open gap).
     eps : float
         Privacy budget, ``>= 0``.
     radius : float, optional
@@ -181,14 +183,20 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
 
 
 def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
-    """Column generation over the enumerated lift vectors of a vertex or box set."""
+    """Column generation over the enumerated lift vectors of a vertex or box set, or (a box
+    beyond the enumeration limit) over the cone-lift family of :mod:`.cone_lifts`."""
     reference = prior_set.reference
     if eps == 0.0:
         return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow); a
+    # box's slack as the floats give it (the bound must hold for every feasible column)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
     size = enumeration_size(reference.size, feasible.a.size)
+    owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
+    if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
+        family = ConeLiftFamily(reference, feasible.cone())
+        return _column_generation(reference, [family], deadline, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
         raise InvalidInputError(
             f"prior: mutual information over a {prior_set.kind} set enumerates the vertices of "
@@ -197,7 +205,6 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
             "or vertices, PriorSet.ball, or a linear gain"
         )
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
-    owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     family = SetFamily(reference, feasible, deadline)
     return _column_generation(reference, [family], deadline, eps, owner)
 
@@ -221,7 +228,8 @@ def _families(prior: np.ndarray, eps: float, beta: float,
 
 def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
     enumerated = all(f.enumerated for f in families)
-    how = "enumeration" if enumerated else "branch and bound"
+    how = "enumeration" if enumerated else next(
+        (f.pricing for f in families if hasattr(f, "pricing")), "branch and bound")
     return f"column generation over {owner}lift vectors, pricing by {how} (N = {prior.size})"
 
 
