@@ -187,7 +187,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
         return _solve(prior_set.reference, eps, 0.0, False, gain, time_limit, prior_set)
     if prior_set.is_point:
-        point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower
+        point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.reference
         return _solve(point, eps, 0.0, False, gain, time_limit)
     start = time.perf_counter()
     reference = prior_set.reference

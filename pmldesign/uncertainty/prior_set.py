@@ -154,7 +154,7 @@ class PriorSet:
         ``lower`` must be positive (full support) and sum to at most 1; its extreme points are
         ``lower + slack e_i`` with ``slack = 1 - sum(lower)``, its reference
         ``lower + slack / N``. With ``sum(lower) = 1`` (tolerance ``SUM_TOLERANCE``) it is the
-        single prior ``lower``.
+        single prior ``lower / sum(lower)``.
 
         Examples
         --------
@@ -180,7 +180,10 @@ class PriorSet:
                 f"lower: the bounds must sum to at most 1 (tolerance {SUM_TOLERANCE:g}), else no "
                 f"prior lies above them; they sum to {total:.12g}"
             )
-        return cls("box", bounds + _slack(bounds) / bounds.shape[0], lower=bounds)
+        slack = _slack(bounds)
+        # a single prior (slack 0 within tolerance) is read as lower / sum(lower), like any prior
+        reference = bounds / total if slack == 0.0 else bounds + slack / bounds.shape[0]
+        return cls("box", reference, lower=bounds)
 
     # -- the math of the set ---------------------------------------------------------------
 
