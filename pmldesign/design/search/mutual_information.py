@@ -53,7 +53,12 @@ _FLOOR = 1e-11  # smallest reduced cost worth a new column
 _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
-_LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {})
+#: Master solves tried in turn: tight tolerances, HiGHS defaults (both warm), then defaults from
+#: scratch (measured, N = 1500 Zipf 1 under a time limit: after 158 new columns both warm runs
+#: ended with status 'Unknown', the cold one optimal).
+_COLD: dict = {}
+_LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}, {},
+               _COLD)
 _HIGHS_DEFAULT_TOLERANCE = 1e-7
 _MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
 _MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
@@ -179,7 +184,7 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     # outward by 1e-12 relative for the float sum): certified bounds from the start
     entropy = -float(xlogy(vector, vector).sum()) * (1.0 + 1e-12)
     return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
-                              min(eps, entropy))
+                              min(eps, entropy), eps)
 
 
 def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
@@ -196,7 +201,7 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
         family = ConeLiftFamily(reference, feasible.cone())
-        return _column_generation(reference, [family], deadline, eps, owner)
+        return _column_generation(reference, [family], deadline, eps, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
         raise InvalidInputError(
             f"prior: mutual information over a {prior_set.kind} set enumerates the vertices of "
@@ -206,7 +211,7 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
         )
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
     family = SetFamily(reference, feasible, deadline)
-    return _column_generation(reference, [family], deadline, eps, owner)
+    return _column_generation(reference, [family], deadline, eps, eps, owner)
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
@@ -234,12 +239,13 @@ def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
 
 
 def _column_generation(prior: np.ndarray, families: list, deadline: float,
-                       ceiling: float, owner: str = "") -> MIResult:
+                       ceiling: float, eps: float, owner: str = "") -> MIResult:
     """Column generation (:mod:`.engine`) over the lift vectors of ``families``: master
-    :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start."""
+    :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
+    ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
     master = _LiftMaster(prior, lifts)
-    pricer = _LiftPricer(families, lifts)
+    pricer = _LiftPricer(families, lifts, prior, eps)
     search = column_generation(master, pricer, deadline, ceiling, _TOLERANCE)
     mechanism = master.mechanism()
     utility = mutual_information(mechanism, prior)
@@ -260,7 +266,7 @@ class _LiftMaster:
     re-solved from the previous basis (still primal feasible: new columns enter at 0), within
     the seconds it is given (the first solve, which must give a mechanism, without a limit),
     so the loop keeps no time for it. Tight tolerances first; HiGHS defaults as a fallback when
-    those stall on near-duplicate columns."""
+    those stall on near-duplicate columns; then defaults from scratch (:data:`_LP_OPTIONS`)."""
 
     def __init__(self, prior: np.ndarray, lifts: np.ndarray) -> None:
         import highspy
@@ -303,6 +309,8 @@ class _LiftMaster:
                 return False  # the time limit ran out: the previous solution stays
             solver.setOptionValue("time_limit", self.highspy.kHighsInf if math.isinf(left)
                                   else solver.getRunTime() + left)
+            if options is _COLD:
+                solver.clearSolver()  # drop the basis (and HiGHS's state) of the failed runs
             solver.run()
             if solver.getModelStatus() == status.kOptimal:
                 break
@@ -328,8 +336,10 @@ class _LiftPricer:
     ``slack`` (columns must gain more than it, nodes below it are pruned) that shrinks
     geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
 
-    def __init__(self, families: list, lifts: np.ndarray) -> None:
+    def __init__(self, families: list, lifts: np.ndarray, prior: np.ndarray,
+                 eps: float) -> None:
         self.families = families
+        self.prior, self.eps = prior, eps
         self.keep = min(max(lifts.shape[1], 8), _MAX_NEW_COLUMNS)
         self.slack = math.inf
         self.known = {row.tobytes() for row in np.round(lifts, 12)}
@@ -352,7 +362,8 @@ class _LiftPricer:
             if columns.size or self.slack <= _FLOOR or found <= _FLOOR or closed:
                 break
             self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
-        return Entering(columns, float(duals.sum()) + bound)
+        return Entering(columns, float(duals.sum()) + bound
+                        + rounding_allowance(duals, self.prior, self.eps))
 
     def _fresh(self, columns: np.ndarray) -> np.ndarray:
         """Rows of ``columns`` not already (to 1e-12) offered or among the first lifts."""
@@ -364,6 +375,31 @@ class _LiftPricer:
         fresh = [key not in self.known for key in keys]
         self.known.update(keys)
         return columns[fresh]
+
+
+def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> float:
+    """Outward allowance for float rounding in a pricing bound ``sum(a) + max reduced cost``.
+
+    Every lift vector ``g`` of the pricing has ``<P, g> = 1`` and ``0 <= g <= e^eps`` (the
+    reference prior P is in the set), so the terms of a reduced cost ``sum_x P(x) g(x) log g(x)
+    - sum_x a_x g(x)`` and of its relaxations add up in magnitude to at most
+    ``M = eps + 1/e + min(max_x |a_x| / P(x), e^eps sum |a|)`` (``|t log t| <= t eps + 1/e`` on
+    ``[0, e^eps]``), and ``sum(a)`` to ``sum |a|``. Each is a sum of at most ``N + 4`` terms
+    computed with relative error at most ``4 u`` (u the unit roundoff; logarithms and products
+    within an ulp), so ``8 (N + 4) u (M + sum |a|)`` covers the error of every value the pricing
+    compares or returns; the code takes u = 2^-52, twice the unit roundoff.
+
+    Examples
+    --------
+    >>> 0 < rounding_allowance(np.array([0.1, -0.2]), np.array([0.5, 0.5]), 1.0) < 1e-13
+    True
+    """
+    size = np.abs(duals)
+    spread = math.exp(min(eps, 700.0)) * float(size.sum())
+    if np.all(prior > 0):
+        spread = min(spread, float((size / prior).max()))
+    magnitude = eps + 1.0 / math.e + spread + float(size.sum())
+    return 8.0 * (duals.size + 4) * np.finfo(float).eps * magnitude
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,
