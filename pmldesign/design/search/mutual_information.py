@@ -399,7 +399,7 @@ def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> floa
     if np.all(prior > 0):
         spread = min(spread, float((size / prior).max()))
     magnitude = eps + 1.0 / math.e + spread + float(size.sum())
-    return 8.0 * (duals.size + 4) * np.finfo(float).eps * magnitude
+    return float(8.0 * (duals.size + 4) * np.finfo(float).eps * magnitude)
 
 
 def _price(families: list, duals: np.ndarray, deadline: float, floor: float, keep: int,

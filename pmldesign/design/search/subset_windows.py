@@ -62,15 +62,27 @@ class SubsetWindows:
     def spans(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each window ``i`` and each subset ``b`` of the second half, the positions
         ``lo[i, b] <= a < hi[i, b]`` of the first half's subsets with ``w(a) + w(b)`` in
-        ``[low_i, high_i]`` (one sorted search per window: the keys ascend)."""
+        ``[low_i, high_i]`` (one sorted search per window: the keys ascend).
+
+        The keys ``low_i - w(b)`` are rounded, so the window is widened by :meth:`margin` on
+        each side: every pair whose weight lies in ``[low_i, high_i]``, summed in any order,
+        is listed (a few just outside may be too; their values are computed exactly anyway)."""
         first, second = self.sums
         backwards = second[::-1]
+        margin = self.margin(np.maximum(np.abs(low), np.abs(high)).max(initial=0.0))
         lo = np.empty((low.size, second.size), np.int64)
         hi = np.empty((high.size, second.size), np.int64)
         for i in range(low.size):
-            lo[i, ::-1] = np.searchsorted(first, low[i] - backwards, side="left")
-            hi[i, ::-1] = np.searchsorted(first, high[i] - backwards, side="right")
+            lo[i, ::-1] = np.searchsorted(first, low[i] - margin - backwards, side="left")
+            hi[i, ::-1] = np.searchsorted(first, high[i] + margin - backwards, side="right")
         return lo, hi
+
+    def margin(self, window: float) -> float:
+        """Rounding allowance of a window test: a subset sum of ``k`` weights is off by at most
+        ``k u`` times the sum (u the unit roundoff), the key ``low - w(b)`` by ``u`` times its
+        magnitude, so ``4 (N + 2) u`` times the largest magnitude covers them."""
+        largest = max(window, float(self.sums[0][-1]), float(self.sums[1][-1]))
+        return 4.0 * (self.items.size + 2) * np.finfo(float).eps * largest
 
     def weight_of(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Total weight of the pairs."""
