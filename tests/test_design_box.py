@@ -332,3 +332,20 @@ def test_box_point_certificates_are_covered_in_linear_time(seed, n, m, share):
     finite = used & np.isfinite(own)
     assert np.all(above[finite] >= own[finite])
     assert np.all(above[finite] - own[finite] <= 1e-12 * np.maximum(1.0, np.abs(own[finite])))
+
+
+def test_a_failed_lp_never_returns_less_than_the_best_single_output():
+    """Found by hypothesis: a box with slack 1.2e-9 at eps = 0, |x - y| gain. HiGHS failed on
+    the restricted LP, and the fallback (the unconstrained optimum repaired by mixing) came
+    back as 1 q^T, worth -1.263 against -1.121 for sending every row to the best output, which
+    leaks 0 for every prior."""
+    lower = np.array([5.16339429e-01, 1.19497622e-09, 3.38224435e-01, 1.37599391e-01,
+                      7.83674265e-03])
+    prior_set = pml.PriorSet.box(lower)
+    x = np.arange(5)
+    gain = -np.abs(np.subtract.outer(x, x)).astype(float)
+    result = pml.design(prior_set, 0.0, gain=gain)
+    best = max(sum(prior_set.reference[i] * gain[i, y] for i in range(5)) for y in range(5))
+    assert result.utility >= best - 1e-12
+    assert result.upper_bound >= result.utility
+    assert exactly_feasible(result.mechanism, exact_box_points(lower), 0.0)
