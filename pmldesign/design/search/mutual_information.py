@@ -386,16 +386,23 @@ def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> floa
     ``M = eps + 1/e + min(max_x |a_x| / P(x), e^eps sum |a|)`` (``|t log t| <= t eps + 1/e`` on
     ``[0, e^eps]``), and ``sum(a)`` to ``sum |a|``. Each is a sum of at most ``N + 4`` terms
     computed with relative error at most ``4 u`` (u the unit roundoff; logarithms and products
-    within an ulp), so ``8 (N + 4) u (M + sum |a|)`` covers the error of every value the pricing
+    within an ulp; the standard model of Higham, *Accuracy and Stability of Numerical
+    Algorithms*, Sec. 2.2 and Lemma 3.1, see docs/references.md), so ``8 (N + 4) u (M + sum |a|)`` covers the error of every value the pricing
     compares or returns; the code takes u = 2^-52, twice the unit roundoff.
 
     Examples
     --------
     >>> 0 < rounding_allowance(np.array([0.1, -0.2]), np.array([0.5, 0.5]), 1.0) < 1e-13
     True
+
+    Beyond eps = 700 (e^eps unbounded in floats) only the ``max |a_x| / P(x)`` bound is used,
+    and with a zero prior entry none is known:
+
+    >>> rounding_allowance(np.array([0.1, -0.2]), np.array([1.0, 0.0]), 800.0)
+    inf
     """
     size = np.abs(duals)
-    spread = math.exp(min(eps, 700.0)) * float(size.sum())
+    spread = math.exp(eps) * float(size.sum()) if eps < 700.0 else math.inf
     if np.all(prior > 0):
         spread = min(spread, float((size / prior).max()))
     magnitude = eps + 1.0 / math.e + spread + float(size.sum())
