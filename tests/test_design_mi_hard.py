@@ -165,7 +165,7 @@ def test_rounding_allowance_covers_the_float_reduced_cost(n, eps, skew, seed, du
     with localcontext() as ctx:
         ctx.prec = 50
         exact = Decimal(0)
-        for p, g, a in zip(prior.tolist(), lift.tolist(), duals.tolist()):
+        for p, g, a in zip(prior.tolist(), lift.tolist(), duals.tolist(), strict=True):
             if g > 0:
                 exact += Decimal(p) * Decimal(g) * Decimal(g).ln() - Decimal(a) * Decimal(g)
         error = abs(Decimal(computed) - exact)

@@ -62,7 +62,9 @@ class DesignResult(Result):
         supremum over the ball (radius > 0) or the prior set, or the LDP epsilon
         (:func:`design_ldp`); always ``<= eps``.
     repair : float
-        Weight t of the output-independent mechanism mixed in by the repair (0: none needed).
+        Weight t of the output-independent mechanism mixed in by the repair (0: none needed,
+        or columns over their caps by solver tolerance were cut to them instead:
+        :func:`.repair.cut_to_caps`).
     status : str
         How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
         (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
@@ -196,7 +198,8 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
-    final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set)
+    final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
+                     score=_score(reference, gain))
     utility = utility_value(final.mechanism, reference, gain)
     # judged on the mechanism returned: the repair may cost utility
     exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
@@ -221,7 +224,8 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
 
     reference = prior_set.reference
     found = maximize_mutual_information(prior_set, eps, time_limit=time_limit)
-    final = finalize(found.mechanism, reference, eps, prior_set=prior_set)
+    final = finalize(found.mechanism, reference, eps, prior_set=prior_set,
+                     score=_score(reference, None))
     value = utility_value(final.mechanism, reference, None)
     bound = max(found.upper_bound, value)
     exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))
@@ -265,20 +269,30 @@ def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
 
 
 def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
-                       ldp: bool, prior_set: PriorSet | None = None):
+                       ldp: bool, prior_set: PriorSet | None = None,
+                       gain: np.ndarray | None = None):
     """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
     (a few of N at large N) and the embedded N x N result certified once more; when that
-    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix."""
+    check fails (a float evaluation on another shape), :func:`.finalize` on the whole matrix.
+    With ``gain`` the repair keeps the better of its two ways by expected gain."""
     used = np.nonzero(np.abs(raw).max(axis=0) > 0)[0]
     if len(used) == raw.shape[1]:
-        return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
-    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
+        return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set,
+                        score=_score(prior, gain))
+    small = finalize(raw[:, used], prior, eps, radius, ldp, labelled=True, prior_set=prior_set,
+                     score=_score(prior, None if gain is None else gain[:, used]))
     mechanism = np.zeros(raw.shape)
     mechanism[:, used] = small.mechanism
     leak = guarantee(prior, radius, ldp, prior_set)(mechanism)
     if leak <= eps:
         return Finalized(mechanism, leak, small.mixing)
-    return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set)
+    return finalize(raw, prior, eps, radius, ldp, labelled=True, prior_set=prior_set,
+                    score=_score(prior, gain))
+
+
+def _score(prior: np.ndarray, gain: np.ndarray | None):
+    """The utility of a mechanism under ``prior``: expected ``gain``, or mutual information."""
+    return lambda mechanism: utility_value(mechanism, prior, gain)
 
 
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
@@ -298,8 +312,9 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
         status = found.status
     # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = _finalize_labelled(raw, prior, eps, radius, ldp, prior_set) if gain is not None else (
-        finalize(raw, prior, eps, radius, ldp))
+    final = (_finalize_labelled(raw, prior, eps, radius, ldp, prior_set, gain)
+             if gain is not None else
+             finalize(raw, prior, eps, radius, ldp, score=_score(prior, None)))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     if gain is not None:  # every row to one output leaks 0 for every prior: never do worse

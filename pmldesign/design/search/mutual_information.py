@@ -387,8 +387,9 @@ def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> floa
     ``[0, e^eps]``), and ``sum(a)`` to ``sum |a|``. Each is a sum of at most ``N + 4`` terms
     computed with relative error at most ``4 u`` (u the unit roundoff; logarithms and products
     within an ulp; the standard model of Higham, *Accuracy and Stability of Numerical
-    Algorithms*, Sec. 2.2 and Lemma 3.1, see docs/references.md), so ``8 (N + 4) u (M + sum |a|)`` covers the error of every value the pricing
-    compares or returns; the code takes u = 2^-52, twice the unit roundoff.
+    Algorithms*, Sec. 2.2 and Lemma 3.1, see docs/references.md), so
+    ``8 (N + 4) u (M + sum |a|)`` covers the error of every value the pricing compares or
+    returns; the code takes u = 2^-52, twice the unit roundoff.
 
     Examples
     --------
