@@ -52,7 +52,9 @@ class DesignResult(Result):
         box or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
         vertex set) or "closed form" (the answer without a search, e.g. the
         unconstrained optimum when eps is large enough), then the details (e.g. "output
-        generation: compact LP over 8 of 100 outputs (HiGHS, 3 rounds)").
+        generation: compact LP over 8 of 200 outputs (HiGHS unscaled, raced against HiGHS,
+        3 rounds)": the solver whose optimum is returned and its rounds,
+        :mod:`.linear_gain`).
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
@@ -368,7 +370,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
             solution = solve_linear_gain(prior[:, None] * gain,
                                          _cone(prior, eps, radius, ldp, prior_set), time_limit)
             method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
-                      f"outputs (HiGHS, {solution.rounds} "
+                      f"outputs ({solution.solver}, {solution.rounds} "
                       f"round{'s' if solution.rounds != 1 else ''})")
             return solution.mechanism, solution.upper_bound, method, solution.status
         except SolverError as error:

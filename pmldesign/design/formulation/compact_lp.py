@@ -36,7 +36,7 @@ ROUNDING = 1e-12
 class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
     the search ended (``"optimal"``, ``"time limit"``, ``"stalled"``), the outputs in the final
-    restricted LP and the number of LP solves."""
+    restricted LP, the number of LP solves and the solver that found the mechanism."""
 
     mechanism: np.ndarray
     value: float
@@ -44,6 +44,7 @@ class LinearSolution:
     status: str = "optimal"
     outputs: int = 0
     rounds: int = 1
+    solver: str = "HiGHS"
 
 
 class _Builder:

@@ -29,6 +29,7 @@ so the last solved master is the best feasible solution found.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -87,8 +88,9 @@ class Search:
 
     ``value`` is the last master's value (``-inf`` if no master was solved), ``upper_bound`` the
     best certified bound, ``status`` "optimal" (gap within :data:`CLOSE` tolerances), "time
-    limit" (stopped by the deadline, pricing included) or "stalled" (no entering column before
-    the deadline, gap still open), ``rounds`` the master solves.
+    limit" (stopped by the deadline, pricing included), "stalled" (no entering column before
+    the deadline, gap still open) or "stopped" (by another thread), ``rounds`` the master
+    solves.
     """
 
     value: float
@@ -103,7 +105,8 @@ class Search:
 
 
 def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bound: float,
-                      tolerance: float, relative: bool = False) -> Search:
+                      tolerance: float, relative: bool = False,
+                      stop: threading.Event | None = None) -> Search:
     """Run column generation until the certified gap closes, no column enters, or time runs out.
 
     Parameters
@@ -121,6 +124,9 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
         ``relative``).
     relative : bool
         Relative tolerance.
+    stop : threading.Event, optional
+        Set by another thread to end the search before its next round (status "stopped"; a
+        master may also end its current solve early and return False).
 
     Returns
     -------
@@ -145,11 +151,16 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
     """
     value, rounds, status = -math.inf, 0, "time limit"
     while True:
+        if stop is not None and stop.is_set():
+            status = "stopped"
+            break
         now = time.monotonic()
         if rounds and now + master.reserve + pricer.reserve >= deadline:
             break
         seconds = None if math.isinf(deadline) else deadline - pricer.reserve - now
         if not master.solve(seconds):
+            if stop is not None and stop.is_set():
+                status = "stopped"
             break
         rounds += 1
         value = master.value

@@ -11,6 +11,11 @@ generation", column generation with whole cones as columns, run by :mod:`.engine
 block carries the exact cone, so ties between vertices of one cone, which stall
 vertex-by-vertex column generation on structured gains (identity, distortions), cost nothing.
 
+Two masters race (:data:`RACE_MIN`): HiGHS with and without its matrix scaling take very
+different paths on these degenerate LPs and neither is faster on every instance; on two or more
+cores both run in threads and the first optimum stops the other. Which optimum is returned
+(when the LP has several) can then depend on timing; its value and certificate do not.
+
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
 optimum (weak Lagrangian duality, :mod:`.cone_pricing`), with ``h_y`` computed exactly by
 :func:`.cone_pricing.price` over *every* output: the bound holds whatever the accuracy of HiGHS's
@@ -20,6 +25,8 @@ duals and whatever outputs the restricted LP has.
 from __future__ import annotations
 
 import math
+import os
+import threading
 import time
 
 import numpy as np
@@ -29,7 +36,7 @@ from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.feasible import Cone
 from .cone_pricing import bound, price
-from .engine import Entering, column_generation
+from .engine import CLOSE, Entering, Search, column_generation
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
@@ -51,6 +58,17 @@ PRICE_CHUNK = 1 << 20
 #: interior point + crossover), at 10x none did (27 s).
 PRIMAL_STALL = 10.0
 PRIMAL_MIN = 0.5
+#: From this N on, with two or more cores, two masters race in threads: HiGHS with its
+#: default matrix scaling (equilibration) and without (``simplex_scale_strategy`` 0); the
+#: first to prove its optimum stops the other (HiGHS solves release the GIL). Neither wins
+#: everywhere. Measured (issue 12, Dirichlet(5) seed 1, fixed prior, one process per run,
+#: scaled -> unscaled): N = 200 (x - y)^2 2.2 -> 0.9 s (eps 0.5), 2.1 -> 0.5 s (eps 1),
+#: 12.0 -> 3.3 s (eps 2); random at eps 1 2.6 -> 1.4 s; N = 400 (x - y)^2 at eps 1
+#: 12.9 -> 3.3 s and random at eps 2 51 -> 20 s, but |x - y| at eps 2 22 -> 68 s and
+#: (x - y)^2 at eps 0.5 23 -> over 300 s (one round: 15,000 iterations at 2 ms each).
+RACE_MIN = 100
+
+
 class _Restricted:
     """The compact LP restricted to a growing set of outputs (highspy, modified in place): the
     :class:`.engine.Master` of output generation.
@@ -60,7 +78,8 @@ class _Restricted:
     ``(a - b - d) low_y + a width_y - b <nu, excess(., y)> <= 0`` (the cap; ``mass_y`` substituted).
     """
 
-    def __init__(self, weights: np.ndarray, cone: Cone) -> None:
+    def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool = True,
+                 stop: threading.Event | None = None) -> None:
         import highspy
 
         self.highspy = highspy
@@ -73,6 +92,12 @@ class _Restricted:
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
         solver.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.scaled = scaled
+        if not scaled:
+            solver.setOptionValue("simplex_scale_strategy", 0)
+        if stop is not None:  # another thread may end a solve: cancelSolve()
+            solver.HandleUserInterrupt = True
+        self.stop = stop
         empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
         solver.addRows(n, np.ones(n), np.ones(n), 0, empty_i, empty_i, empty_f)
         self.solver = solver
@@ -112,6 +137,7 @@ class _Restricted:
         start = time.perf_counter()
         end = math.inf if seconds is None else start + seconds
         solved = False
+        interrupted = self.highspy.HighsModelStatus.kInterrupt
         if self.rounds:  # the previous basis stays primal feasible: primal simplex, no presolve
             solver.setOptionValue("presolve", "off")
             solver.setOptionValue("simplex_strategy", 4)
@@ -122,7 +148,7 @@ class _Restricted:
                 self.slowest = max(self.slowest, time.perf_counter() - start)
             else:  # stalled: dual simplex from the basis reached (no presolve)
                 solver.setOptionValue("simplex_strategy", 1)
-        if not solved and time.perf_counter() < end:
+        if not solved and time.perf_counter() < end and not self._stopped():
             self._limit(end - time.perf_counter())
             solver.run()
             if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
@@ -137,8 +163,9 @@ class _Restricted:
         solver.setOptionValue("presolve", "choose")
         self.rounds += 1
         if not solved:
-            if (solver.getModelStatus() == self.highspy.HighsModelStatus.kTimeLimit
-                    or time.perf_counter() >= end):
+            if (solver.getModelStatus() in (self.highspy.HighsModelStatus.kTimeLimit,
+                                            interrupted)
+                    or time.perf_counter() >= end or self._stopped()):
                 return False
             raise SolverError(
                 f"HiGHS did not solve the restricted linear-gain LP (N = {self.n}, "
@@ -151,6 +178,9 @@ class _Restricted:
         self.duals = np.asarray(solution.row_dual)[: self.n].copy()
         self.value = float(solver.getInfo().objective_function_value)
         return True
+
+    def _stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
 
     def _limit(self, seconds: float) -> None:
         """Stop the next run after ``seconds`` (HiGHS's clock adds up over runs)."""
@@ -236,13 +266,84 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     mechanism[:, best_output] = 1.0
     value = float(weights[:, best_output].sum())
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
-    restricted = _Restricted(weights, cone)
-    pricer = _OutputPricer(weights, cone)
-    restricted.add(pricer.first)
-    search = column_generation(restricted, pricer, deadline, fallback, GAP, relative=True)
-    if search.solved:
-        mechanism, value = restricted.mechanism(), search.value
+    racers = _race(weights, cone, deadline, fallback, n >= RACE_MIN and _cores() >= 2)
+    solved = [r for r in racers if r.search.solved]
+    winner = max(solved, key=lambda r: (r.search.status == "optimal", r.search.value),
+                 default=racers[0])
+    upper_bound = min(r.search.upper_bound for r in racers)
+    if winner.search.solved:
+        mechanism, value = winner.master.mechanism(), winner.search.value
+    closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
+    status = "optimal" if winner.search.status == "optimal" or closed else (
+        winner.search.status if winner.search.status != "stopped" else "time limit")
     return LinearSolution(
-        mechanism=mechanism, value=value, upper_bound=max(search.upper_bound, value),
-        status=search.status, outputs=len(restricted.outputs), rounds=restricted.rounds,
+        mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
+        outputs=len(winner.master.outputs), rounds=winner.master.rounds,
+        solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
+                                if len(racers) == 2 else ""),
     )
+
+
+def _name(racer: _Racer) -> str:
+    return "HiGHS" if racer.master.scaled else "HiGHS unscaled"
+
+
+def _cores() -> int:
+    """Cores this process may run on."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+class _Racer:
+    """One output generation (master, pricer, its :class:`.engine.Search` or error)."""
+
+    def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool,
+                 stop: threading.Event | None) -> None:
+        self.master = _Restricted(weights, cone, scaled, stop)
+        self.pricer = _OutputPricer(weights, cone)
+        self.master.add(self.pricer.first)
+        self.search = Search(-math.inf, math.inf, "stopped", 0)
+        self.error: SolverError | None = None
+
+    def run(self, deadline: float, fallback: float, stop: threading.Event | None,
+            rivals: list[_Racer]) -> None:
+        try:
+            self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
+                                            relative=True, stop=stop)
+        except SolverError as error:
+            self.error = error
+        if stop is not None and self.search.status == "optimal":
+            stop.set()
+            for rival in rivals:
+                rival.master.solver.cancelSolve()
+
+
+def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
+          race: bool) -> list[_Racer]:
+    """The scaled master alone, or (``race``) it and the unscaled one in two threads until one
+    proves its optimum (:data:`RACE_MIN`); raises the first :class:`SolverError` when no racer
+    solved a master."""
+    if not race:
+        racers = [_Racer(weights, cone, True, None)]
+        racers[0].run(deadline, fallback, None, [])
+    else:
+        stop = threading.Event()
+        racers = [_Racer(weights, cone, scaled, stop) for scaled in (True, False)]
+        threads = [threading.Thread(target=racer.run, daemon=True,
+                                    args=(deadline, fallback, stop,
+                                          [r for r in racers if r is not racer]))
+                   for racer in racers]
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:  # e.g. KeyboardInterrupt: stop both
+            stop.set()
+            for racer in racers:
+                racer.master.solver.cancelSolve()
+    if not any(r.search.solved for r in racers):
+        errors = [r.error for r in racers if r.error is not None]
+        if errors:
+            raise errors[0]
+    return racers

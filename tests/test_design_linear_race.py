@@ -1,0 +1,96 @@
+"""The race of two output generations (HiGHS scaled and unscaled) in threads."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import threading
+
+import exact_oracle
+import numpy as np
+import pytest
+
+import pmldesign as pml
+from pmldesign._errors import SolverError
+from pmldesign.design.formulation.compact_lp import solve_compact
+from pmldesign.design.search.cone_pricing import make_cone
+
+linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
+
+
+def _problem(n: int, kind: str, seed: int = 2):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(n, 5.0))
+    x = np.arange(n)
+    gain = {"identity": np.eye(n), "square": -np.subtract.outer(x, x) ** 2 / n**2,
+            "random": rng.random((n, n))}[kind]
+    return prior, gain
+
+
+@pytest.fixture
+def racing(monkeypatch):
+    """Race from N = 2, whatever the cores."""
+    monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_the_race_finds_the_compact_lp_optimum_and_certifies_it(racing, kind, eps):
+    prior, gain = _problem(30, kind)
+    result = pml.design(prior, eps, gain=gain)
+    reference = solve_compact(prior[:, None] * gain, prior, eps, 0.0, None, "simplex")
+    feasible = exact_oracle.mixed_until_feasible(
+        reference.mechanism, lambda m: exact_oracle.within(m, prior, eps))
+    best = float(np.sum(prior[:, None] * gain * feasible))
+    assert result.exact and result.status == "optimal"
+    assert exact_oracle.within(result.mechanism, prior, eps)
+    assert result.utility >= best - 1e-9 * max(1.0, abs(best))
+    assert result.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
+
+
+def test_the_winner_stops_its_rival_and_no_thread_outlives_the_call(racing):
+    prior, gain = _problem(60, "square")
+    cone = make_cone(prior, 1.0, 0.0, 60)
+    before = threading.active_count()
+    racers = linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
+    assert threading.active_count() == before
+    assert sorted(r.master.scaled for r in racers) == [False, True]
+    statuses = sorted(r.search.status for r in racers)
+    assert "optimal" in statuses
+    assert set(statuses) <= {"optimal", "stopped"}
+
+
+def test_a_failing_racer_leaves_the_other(racing, monkeypatch):
+    original = linear_gain._Restricted.solve
+    failed = []
+
+    def solve(self, seconds):
+        if not self.scaled:
+            failed.append(True)
+            raise SolverError("unscaled master failed (test)")
+        return original(self, seconds)
+
+    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    prior, gain = _problem(30, "random")
+    result = pml.design(prior, 1.0, gain=gain)
+    assert failed and result.exact and result.status == "optimal"
+
+
+def test_when_every_racer_fails_the_error_reaches_the_fallback(racing, monkeypatch):
+    def solve(self, seconds):
+        raise SolverError("master failed (test)")
+
+    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    prior, gain = _problem(30, "random")
+    cone = make_cone(prior, 1.0, 0.0, 30)
+    with pytest.raises(SolverError, match="master failed"):
+        linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
+
+
+def test_a_time_limited_race_returns_a_certified_mechanism(racing):
+    prior, gain = _problem(300, "random")
+    result = pml.design(prior, 1.0, gain=gain, time_limit=1.0)
+    assert result.upper_bound >= result.utility
+    assert result.status in {"optimal", "time limit", "stalled"}
+    assert pml.certify(result.mechanism, prior).epsilon <= 1.0
