@@ -126,6 +126,8 @@ def _levels(columns: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray) ->
     allowance = 2.0 * (columns.shape[0] + 3) * np.finfo(np.float64).eps
     for _ in range(80):
         middle = 0.5 * (low + high)
+        if not ((middle > low) & (middle < high)).any():  # every interval down to one ulp
+            break
         positive = b @ np.minimum(columns, middle[None, :]) + d[:, None] * smallest[None, :]
         below = a[:, None] * middle[None, :]
         meets = (positive - below >= allowance * (positive + below)).all(axis=0)

@@ -24,6 +24,7 @@ duals and whatever outputs the restricted LP has.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import threading
@@ -227,6 +228,13 @@ class _OutputPricer:
         self.chosen = np.zeros(n, dtype=bool)
         self.chosen[self.first] = True
 
+    def fork(self) -> _OutputPricer:
+        """A pricer with this one's start (no second pricing at ``u = 0``) and its own record
+        of the outputs chosen."""
+        twin = copy.copy(self)
+        twin.chosen = self.chosen.copy()
+        return twin
+
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         prices = _prices(duals, self.weights, self.cone)
         violated = np.nonzero((prices > GAP * max(1.0, abs(value))) & ~self.chosen)[0]
@@ -297,22 +305,25 @@ def _cores() -> int:
 class _Racer:
     """One output generation (master, pricer, its :class:`.engine.Search` or error)."""
 
-    def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool,
+    def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
                  stop: threading.Event | None) -> None:
         self.master = _Restricted(weights, cone, scaled, stop)
-        self.pricer = _OutputPricer(weights, cone)
+        self.pricer = pricer
         self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
-        self.error: SolverError | None = None
+        self.error: BaseException | None = None
 
     def run(self, deadline: float, fallback: float, stop: threading.Event | None,
             rivals: list[_Racer]) -> None:
         try:
             self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
                                             relative=True, stop=stop)
-        except SolverError as error:
+        except BaseException as error:  # noqa: BLE001 - handed to the calling thread by _race
             self.error = error
-        if stop is not None and self.search.status == "optimal":
+            if stop is None:
+                raise
+        failed = self.error is not None and not isinstance(self.error, SolverError)
+        if stop is not None and (self.search.status == "optimal" or failed):
             stop.set()
             for rival in rivals:
                 rival.master.solver.cancelSolve()
@@ -321,27 +332,32 @@ class _Racer:
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool) -> list[_Racer]:
     """The scaled master alone, or (``race``) it and the unscaled one in two threads until one
-    proves its optimum (:data:`RACE_MIN`); raises the first :class:`SolverError` when no racer
-    solved a master."""
+    proves its optimum (:data:`RACE_MIN`). A racer's :class:`SolverError` is raised when no
+    racer solved a master; any other error of a racer is raised in the calling thread."""
+    pricer = _OutputPricer(weights, cone)
     if not race:
-        racers = [_Racer(weights, cone, True, None)]
+        racers = [_Racer(weights, cone, pricer, True, None)]
         racers[0].run(deadline, fallback, None, [])
-    else:
-        stop = threading.Event()
-        racers = [_Racer(weights, cone, scaled, stop) for scaled in (True, False)]
-        threads = [threading.Thread(target=racer.run, daemon=True,
-                                    args=(deadline, fallback, stop,
-                                          [r for r in racers if r is not racer]))
-                   for racer in racers]
-        try:
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        finally:  # e.g. KeyboardInterrupt: stop both
-            stop.set()
-            for racer in racers:
-                racer.master.solver.cancelSolve()
+        return racers
+    stop = threading.Event()
+    racers = [_Racer(weights, cone, pricer if scaled else pricer.fork(), scaled, stop)
+              for scaled in (True, False)]
+    threads = [threading.Thread(target=racer.run, daemon=True,
+                                args=(deadline, fallback, stop,
+                                      [r for r in racers if r is not racer]))
+               for racer in racers]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:  # e.g. KeyboardInterrupt: stop both
+        stop.set()
+        for racer in racers:
+            racer.master.solver.cancelSolve()
+    for racer in racers:  # a bug, an interrupt or memory: never swallowed
+        if racer.error is not None and not isinstance(racer.error, SolverError):
+            raise racer.error
     if not any(r.search.solved for r in racers):
         errors = [r.error for r in racers if r.error is not None]
         if errors:
