@@ -29,8 +29,9 @@ def _problem(n: int, kind: str, seed: int = 2):
 
 @pytest.fixture
 def racing(monkeypatch):
-    """Race from N = 2, whatever the cores."""
+    """Race from N = 2 and from the start, whatever the cores."""
     monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "RACE_LATE", 0.0)
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
 
 
@@ -109,3 +110,47 @@ def test_a_time_limited_race_returns_a_certified_mechanism(racing):
     assert result.upper_bound >= result.utility
     assert result.status in {"optimal", "time limit", "stalled"}
     assert exact_oracle.within(result.mechanism, prior, 1.0)
+
+
+def test_when_the_scaled_racer_fails_early_the_unscaled_one_starts(monkeypatch):
+    monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)  # not late: started by the failure
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    original = linear_gain._Restricted.solve
+
+    def solve(self, seconds):
+        if self.scaled:
+            raise SolverError("scaled master failed (test)")
+        return original(self, seconds)
+
+    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    prior, gain = _problem(30, "random")
+    result = pml.design(prior, 1.0, gain=gain)
+    assert result.exact and result.status == "optimal"
+    assert "HiGHS unscaled, raced against HiGHS" in result.method
+
+
+def test_a_short_search_runs_one_master(monkeypatch):
+    monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    prior, gain = _problem(30, "square")
+    cone = make_cone(prior, 1.0, 0.0, 30)
+    racers = linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
+    assert [r.master.scaled for r in racers] == [True]
+    assert racers[0].search.status == "optimal"
+
+
+@pytest.mark.parametrize(("used", "batch"), [(40, 10), (20, linear_gain.BATCH)])
+def test_a_dense_master_lifts_the_batch_cap(used, batch):
+    """40 outputs in the master: GROWTH * 40 = 10 enter when 90 % carry mass, else BATCH."""
+    n = 120
+    prior, gain = _problem(n, "random")
+    cone = make_cone(prior, 5.0, 0.0, n)
+    base = linear_gain._OutputPricer(prior[:, None] * gain, cone)
+    master = type("Master", (), {"used": used, "solved": 40})()
+    pricer = base.fork(master)
+    pricer.chosen[:] = np.arange(n) < 40
+    entering = pricer.price(np.zeros(n), 1.0, math.inf).columns
+    assert len(entering) == batch
+    assert base.chosen.sum() == linear_gain.FIRST  # the fork has its own record

@@ -7,7 +7,8 @@ output-independent mechanism ``1 q^T`` (``q = prior @ mechanism``):
 ``max_x / <Q, column>`` towards 1 for every prior Q, so it lowers each column's leakage for the
 fixed prior, for every prior of the l1 ball, and its LDP ratio (docs/extremal.md, Sec. 2:
 the constraint sets are convex cones per column and ``1 q^T`` has leakage 0). The smallest
-certified t is found by search and the result is checked with :func:`pmldesign.certify`,
+certified t is found by search and the result is checked with :func:`pmldesign.leakage` (the
+epsilon of :func:`pmldesign.certify`),
 :func:`pmldesign.uncertainty.worst_case_leakage` or :func:`pmldesign.ldp_epsilon`, no tolerance.
 Those certificates are rounded outward (:mod:`pmldesign.leakage.rounding`), so the returned
 floats meet eps in exact arithmetic, with the prior read as ``prior / sum(prior)``. This is the
@@ -24,8 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
-from ..certification import certify
-from ..leakage.measures import ldp_epsilon
+from ..leakage.measures import ldp_epsilon, leakage
 from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
 from .math.feasible import FeasibleSet, cap_coefficients
@@ -63,7 +63,8 @@ def guarantee(prior: np.ndarray, radius: float, ldp: bool,
         return ldp_epsilon
     if radius > 0:
         return lambda mechanism: leakage_capacity(mechanism, prior, radius)
-    return lambda mechanism: certify(mechanism, prior).epsilon
+    # certify(mechanism, prior).epsilon without the figures it adds (LDP, MI, region)
+    return lambda mechanism: max(0.0, float(np.nanmax(leakage(mechanism, prior))))
 
 
 def clean(raw: np.ndarray, ldp: bool, labelled: bool, residue: float = RESIDUE) -> np.ndarray:

@@ -13,7 +13,8 @@ vertex-by-vertex column generation on structured gains (identity, distortions), 
 
 Two masters race (:data:`RACE_MIN`): HiGHS with and without its matrix scaling take very
 different paths on these degenerate LPs and neither is faster on every instance; on two or more
-cores both run in threads and the first optimum stops the other. Which optimum is returned
+cores the unscaled one joins in a second thread when the scaled one is not done within
+:data:`RACE_LATE` seconds, and the first optimum stops the other. Which optimum is returned
 (when the LP has several) can then depend on timing; its value and certificate do not.
 
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
@@ -50,6 +51,12 @@ GAP = 1e-10
 BATCH = 8
 GROWTH = 0.25
 FIRST = 1
+#: Dense optima lift the cap: when at least ``DENSE`` of the master's outputs carry mass (near
+#: eps_max most outputs do), a round adds ``ceil(GROWTH * outputs so far)`` even above
+#: ``BATCH``. Measured (issue 12, N = 200, Dirichlet(5) seed 1, eps = 5, one master): 31 -> 24
+#: rounds and 0.52 -> 0.42 s on (x - y)^2, 1.00 -> 0.63 s on the identity; no change at eps 1-2
+#: (faster growth, 0.5 or 1 times the outputs so far, measured no better).
+DENSE = 0.9
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
 #: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the slowest
@@ -68,6 +75,10 @@ PRIMAL_MIN = 0.5
 #: 12.9 -> 3.3 s and random at eps 2 51 -> 20 s, but |x - y| at eps 2 22 -> 68 s and
 #: (x - y)^2 at eps 0.5 23 -> over 300 s (one round: 15,000 iterations at 2 ms each).
 RACE_MIN = 100
+#: The unscaled master joins the race only when the scaled one has not finished within
+#: ``RACE_LATE`` seconds: on short instances two threads only slow each other (measured, N = 200,
+#: eps = 5, (x - y)^2: 0.34 s of master solves alone, 0.53 s each when racing).
+RACE_LATE = 0.5
 
 
 class _Restricted:
@@ -105,30 +116,40 @@ class _Restricted:
         self.outputs: list[int] = []
         self.solution = np.zeros(0)
         self.solved = 0  # outputs in the LP at the last successful solve
+        self.used = 0  # of them, outputs that carry mass
         self.rounds = 0
         self.slowest = 0.0
         self.reserve = 0.0  # solve() honours its time limit
 
     def add(self, outputs: np.ndarray) -> None:
-        """Add the block of each output in ``outputs`` (module docstring)."""
+        """Add the block of each output in ``outputs`` (module docstring), all in one call."""
         n, a, b, d = self.n, self.a, self.b, self.d
+        outputs = np.asarray(outputs, dtype=np.int64)
+        k = len(outputs)
+        if k == 0:
+            return
         inf = self.highspy.kHighsInf
         everyone = np.arange(n, dtype=np.int32)
-        starts = np.concatenate([everyone, [n, 2 * n]]).astype(np.int32)
-        rows_of = np.concatenate([everyone, everyone])
-        row_starts = np.concatenate([2 * everyone, [2 * n]]).astype(np.int32)
+        blocks = np.arange(k)[:, None]
+        # columns excess(., y), low_y, width_y: excess(x, y) and low_y enter row sum x
+        starts = np.concatenate([everyone, [n, 2 * n]])[None, :] + 2 * n * blocks
+        gains = self.weights[:, outputs].T
+        cost = np.concatenate([gains, gains.sum(axis=1, keepdims=True), np.zeros((k, 1))], axis=1)
+        self.solver.addCols(k * (n + 2), cost.ravel(), np.zeros(k * (n + 2)),
+                            np.full(k * (n + 2), inf), 2 * n * k, starts.ravel().astype(np.int32),
+                            np.tile(np.concatenate([everyone, everyone]), k),
+                            np.ones(2 * n * k))
+        # rows excess(x, y) - width_y <= 0 and the cap row
+        first = (len(self.outputs) + blocks) * (n + 2)
+        excess, low, width = first + everyone, first + n, first + n + 1
+        index = np.concatenate([np.stack([excess, np.broadcast_to(width, (k, n))], axis=2)
+                                .reshape(k, 2 * n), low, width, excess], axis=1)
+        row_starts = (np.concatenate([2 * everyone, [2 * n]])[None, :] + (3 * n + 2) * blocks)
         row_values = np.concatenate([np.tile([1.0, -1.0], n), [a - b - d, a], -b * self.nu])
-        for y in outputs:
-            first = len(self.outputs) * (n + 2)
-            cost = np.concatenate([self.weights[:, y], [self.weights[:, y].sum(), 0.0]])
-            self.solver.addCols(n + 2, cost, np.zeros(n + 2), np.full(n + 2, inf), 2 * n,
-                                starts, rows_of, np.ones(2 * n))
-            excess, low, width = first + everyone, first + n, first + n + 1
-            index = np.concatenate([np.stack([excess, np.full(n, width)], axis=1).ravel(),
-                                    [low, width], excess]).astype(np.int32)
-            self.solver.addRows(n + 1, np.full(n + 1, -inf), np.zeros(n + 1), len(index),
-                                row_starts, index, row_values)
-            self.outputs.append(int(y))
+        self.solver.addRows(k * (n + 1), np.full(k * (n + 1), -inf), np.zeros(k * (n + 1)),
+                            k * (3 * n + 2), row_starts.ravel().astype(np.int32),
+                            index.ravel().astype(np.int32), np.tile(row_values, k))
+        self.outputs.extend(int(y) for y in outputs)
 
     def solve(self, seconds: float | None) -> bool:
         """Re-solve (warm after the first round); True when HiGHS reports an optimum, False when
@@ -176,6 +197,8 @@ class _Restricted:
         self.solved = len(self.outputs)
         solution = solver.getSolution()
         self.solution = np.asarray(solution.col_value)
+        blocks = self.solution.reshape(self.solved, self.n + 2)
+        self.used = int(np.count_nonzero(blocks[:, : self.n].max(axis=1) + blocks[:, self.n] > 0))
         self.duals = np.asarray(solution.row_dual)[: self.n].copy()
         self.value = float(solver.getInfo().objective_function_value)
         return True
@@ -212,10 +235,11 @@ def _prices(multipliers: np.ndarray, weights: np.ndarray, cone) -> np.ndarray:
 class _OutputPricer:
     """The :class:`.engine.Pricer` of output generation: exact prices ``h_y`` of every output
     at the master's duals; entering, the most violated outputs not yet in the master (a batch
-    growing with the master, :data:`GROWTH`); bound, :func:`.cone_pricing.bound`.
+    growing with the master, :data:`GROWTH`, :data:`DENSE`); bound, :func:`.cone_pricing.bound`.
 
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
+    A pricer prices for one master (:meth:`fork`), whose density sets the batch.
     """
 
     def __init__(self, weights: np.ndarray, cone) -> None:
@@ -227,18 +251,22 @@ class _OutputPricer:
         self.first = np.argsort(-prices, kind="stable")[:FIRST]
         self.chosen = np.zeros(n, dtype=bool)
         self.chosen[self.first] = True
+        self.master: _Restricted | None = None
 
-    def fork(self) -> _OutputPricer:
-        """A pricer with this one's start (no second pricing at ``u = 0``) and its own record
-        of the outputs chosen."""
+    def fork(self, master: _Restricted) -> _OutputPricer:
+        """A pricer for ``master`` with this one's start (no second pricing at ``u = 0``) and
+        its own record of the outputs chosen."""
         twin = copy.copy(self)
         twin.chosen = self.chosen.copy()
+        twin.master = master
         return twin
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         prices = _prices(duals, self.weights, self.cone)
         violated = np.nonzero((prices > GAP * max(1.0, abs(value))) & ~self.chosen)[0]
-        batch = min(BATCH, math.ceil(GROWTH * self.chosen.sum()))
+        batch = math.ceil(GROWTH * self.chosen.sum())
+        if self.master is None or self.master.used < DENSE * self.master.solved:
+            batch = min(BATCH, batch)
         entering = violated[np.argsort(-prices[violated], kind="stable")[:batch]]
         self.chosen[entering] = True
         return Entering(entering, bound(duals, prices, self.weights, self.cone))
@@ -308,7 +336,7 @@ class _Racer:
     def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
                  stop: threading.Event | None) -> None:
         self.master = _Restricted(weights, cone, scaled, stop)
-        self.pricer = pricer
+        self.pricer = pricer.fork(self.master)
         self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
@@ -331,26 +359,30 @@ class _Racer:
 
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool) -> list[_Racer]:
-    """The scaled master alone, or (``race``) it and the unscaled one in two threads until one
-    proves its optimum (:data:`RACE_MIN`). A racer's :class:`SolverError` is raised when no
-    racer solved a master; any other error of a racer is raised in the calling thread."""
+    """The scaled master alone, or (``race``) it and, from :data:`RACE_LATE` seconds on (or
+    once it failed), the unscaled one in a second thread until one proves its optimum
+    (:data:`RACE_MIN`). A racer's :class:`SolverError` is raised when no racer solved a master;
+    any other error of a racer is raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
     if not race:
         racers = [_Racer(weights, cone, pricer, True, None)]
         racers[0].run(deadline, fallback, None, [])
         return racers
     stop = threading.Event()
-    racers = [_Racer(weights, cone, pricer if scaled else pricer.fork(), scaled, stop)
-              for scaled in (True, False)]
+    racers = [_Racer(weights, cone, pricer, scaled, stop) for scaled in (True, False)]
     threads = [threading.Thread(target=racer.run, daemon=True,
                                 args=(deadline, fallback, stop,
                                       [r for r in racers if r is not racer]))
                for racer in racers]
     try:
+        threads[0].start()
+        threads[0].join(RACE_LATE)
+        if not stop.is_set() and (threads[0].is_alive()
+                                  or isinstance(racers[0].error, SolverError)):
+            threads[1].start()
         for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+            if thread.ident is not None:
+                thread.join()
     finally:  # e.g. KeyboardInterrupt: stop both
         stop.set()
         for racer in racers:
@@ -358,6 +390,7 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
     for racer in racers:  # a bug, an interrupt or memory: never swallowed
         if racer.error is not None and not isinstance(racer.error, SolverError):
             raise racer.error
+    racers = [r for r, thread in zip(racers, threads, strict=True) if thread.ident is not None]
     if not any(r.search.solved for r in racers):
         errors = [r.error for r in racers if r.error is not None]
         if errors:
