@@ -124,18 +124,17 @@ class RangeMax:
     """
 
     def __init__(self, values: np.ndarray) -> None:
-        self.levels = [values]
-        while 2 ** len(self.levels) <= values.size:
-            step = 2 ** (len(self.levels) - 1)
-            previous = self.levels[-1]
-            self.levels.append(np.maximum(previous[:-step], previous[step:]))
+        levels = [values]
+        while 2 ** len(levels) <= values.size:
+            step = 2 ** (len(levels) - 1)
+            previous = levels[-1]
+            levels.append(np.maximum(previous[:-step], previous[step:]))
+        # row k: maxima of the ranges of length 2^k by start (padded): one gather a query
+        self.table = np.full((len(levels), values.size), -np.inf)
+        for k, level in enumerate(levels):
+            self.table[k, : level.size] = level
 
     def query(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
         """``max(values[start_i:stop_i])`` for non-empty ranges."""
         level = np.frexp((stop - start).astype(float))[1] - 1  # floor(log2(length))
-        out = np.empty(start.size)
-        for k in np.unique(level):
-            at = level == k
-            table = self.levels[k]
-            out[at] = np.maximum(table[start[at]], table[stop[at] - 2**k])
-        return out
+        return np.maximum(self.table[level, start], self.table[level, stop - (1 << level)])
