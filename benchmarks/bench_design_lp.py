@@ -10,12 +10,12 @@ Ours: ``pml.design`` (output generation, pmldesign.design.search.linear_gain). B
 N = 100 and 200: the compact LP over every output (``compact_lp.solve_compact``) solved by HiGHS
 simplex and by HiGHS interior point + crossover, both timed in the same run right after ours (one
 run of ours, two rows: the ratio to each), after one small call of each so that neither pays the
-process's one-time costs (the first HiGHS run, lazy imports). Every row checks that our value equals the compact
-LP's (relative 1e-9) and that the result is ``exact``. N = 100 rows also check the 0.3 s target
-of issue 12. N = 400 and 1000 are timed absolutely against the targets (10 s, 2 min; 4 GB peak
-memory at N = 1000), each in a fresh process so that its peak resident memory is its own. The
-time-limit rows run ``design(..., time_limit=10)`` at N = 3000 (both utilities) and report the
-wall time against 10 % + 1 s.
+process's one-time costs (the first HiGHS run, lazy imports). Every row checks that our value
+equals the compact LP's (relative 1e-9) and that the result is ``exact``. N = 100 rows also
+check the 0.3 s target of issue 12. N = 400 and 1000 are timed absolutely against the targets
+(10 s, 2 min; 4 GB peak memory at N = 1000), each in a fresh process so that its peak resident
+memory is its own. The time-limit rows run ``design(..., time_limit=10)`` at N = 3000 (both
+utilities) and report the wall time against 10 % + 1 s.
 """
 
 from __future__ import annotations
