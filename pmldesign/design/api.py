@@ -53,8 +53,9 @@ class DesignResult(Result):
         vertex set) or "closed form" (the answer without a search, e.g. the
         unconstrained optimum when eps is large enough), then the details (e.g. "output
         generation: compact LP over 116 of 200 outputs (HiGHS unscaled, raced against HiGHS,
-        23 rounds)": the solver whose optimum is returned and its rounds; a search longer than
-        half a second races two masters, :mod:`.linear_gain`).
+        23 rounds)": the solver whose optimum is returned and its rounds; from N = 100 on two
+        or more cores, a search longer than half a second races two masters,
+        :mod:`.linear_gain`).
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
