@@ -86,9 +86,12 @@ def _design_lp_solution(points: np.ndarray, eps: float, weights: np.ndarray):
                 row[x, y] += 1.0
                 rows.append(row.ravel())
     a_eq = np.kron(np.eye(n), np.ones((1, n)))
-    result = linprog(-weights.ravel(), A_ub=np.array(rows), b_ub=np.zeros(len(rows)),
-                     A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs",
-                     options=_ACCURATE)
+    problem = {"A_ub": np.array(rows), "b_ub": np.zeros(len(rows)), "A_eq": a_eq,
+               "b_eq": np.ones(n), "bounds": (0, None), "method": "highs"}
+    result = linprog(-weights.ravel(), **problem, options=_ACCURATE)
+    if result.status == 4:  # HiGHS's presolve can fail on caps of 5e-11 ("Not Set"), as the
+        # library's masters do (linear_gain._Restricted.solve): solve it without presolve
+        result = linprog(-weights.ravel(), **problem, options={**_ACCURATE, "presolve": False})
     assert result.status == 0, result.message
     return -float(result.fun), result.x.reshape(n, n)
 
