@@ -9,6 +9,7 @@ rational check at every extreme point.
 
 from __future__ import annotations
 
+import importlib
 import math
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ from prior_set_reference import (
     design_lp,
     design_lp_reached,
     exact_box_points,
+    exact_vertex_points,
     exactly_feasible,
 )
 from scipy.optimize import linprog
@@ -349,3 +351,20 @@ def test_a_failed_lp_never_returns_less_than_the_best_single_output():
     assert result.utility >= best - 1e-12
     assert result.upper_bound >= result.utility
     assert exactly_feasible(result.mechanism, exact_box_points(lower), 0.0)
+
+
+def test_a_vertex_set_design_never_returns_less_than_the_best_single_output(monkeypatch):
+    """The same floor on the vertex-set path: a set LP whose output the repair can only mix to
+    1 q^T (the identity, far over eps) still returns the best single output."""
+    api = importlib.import_module("pmldesign.design.api")
+    prior_set = pml.PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])
+    gain = np.array([[1.0, 0.0, 0.9], [0.0, 1.0, 0.9], [0.0, 0.0, 1.0]])
+    monkeypatch.setattr(api, "solve_set_lp", lambda weights, feasible, limit: (
+        np.eye(3), None, float(weights.max(axis=1).sum())))
+    result = pml.design(prior_set, 0.1, gain=gain)
+    reference = prior_set.reference
+    best = max(float(reference @ gain[:, y]) for y in range(3))
+    assert result.utility >= best - 1e-12
+    assert "best single output" in result.method
+    assert exactly_feasible(result.mechanism,
+                            exact_vertex_points(np.array([[0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])), 0.1)

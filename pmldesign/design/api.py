@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,6 +204,10 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
     final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
                      score=_score(reference, gain))
+    method = f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)"
+    final, method = _or_one_output(
+        final, reference, gain, method,
+        lambda constant: finalize(constant, reference, eps, labelled=True, prior_set=prior_set))
     utility = utility_value(final.mechanism, reference, gain)
     # judged on the mechanism returned: the repair may cost utility
     exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
@@ -210,7 +215,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         mechanism=final.mechanism,
         utility=utility,
         upper_bound=max(bound, utility),
-        method=f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)",
+        method=method,
         solve_time=time.perf_counter() - start,
         exact=exact,
         epsilon=final.epsilon,
@@ -293,6 +298,20 @@ def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: f
                     score=_score(prior, gain))
 
 
+def _or_one_output(final: Finalized, prior: np.ndarray, gain: np.ndarray, method: str,
+                   refinalize: Callable[[np.ndarray], Finalized]) -> tuple[Finalized, str]:
+    """``final``, or (with a note in ``method``) every row sent to the output of largest
+    expected gain when that does better: its columns are constant, so it leaks 0 for every
+    prior, and a failed or heavily repaired LP must never return less."""
+    best = int(np.argmax(prior @ gain))
+    if float(prior @ gain[:, best]) <= utility_value(final.mechanism, prior, gain):
+        return final, method
+    constant = np.zeros_like(final.mechanism)
+    constant[:, best] = 1.0
+    return refinalize(constant), (
+        method + "; the best single output (leaks 0) did better and is returned")
+
+
 def _score(prior: np.ndarray, gain: np.ndarray | None):
     """The utility of a mechanism under ``prior``: expected ``gain``, or mutual information."""
     return lambda mechanism: utility_value(mechanism, prior, gain)
@@ -318,16 +337,12 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     final = (_finalize_labelled(raw, prior, eps, radius, ldp, prior_set, gain)
              if gain is not None else
              finalize(raw, prior, eps, radius, ldp, score=_score(prior, None)))
+    if gain is not None:
+        final, method = _or_one_output(
+            final, prior, gain, method,
+            lambda constant: _finalize_labelled(constant, prior, eps, radius, ldp, prior_set))
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
-    if gain is not None:  # every row to one output leaks 0 for every prior: never do worse
-        best = int(np.argmax(prior @ gain))
-        if float(prior @ gain[:, best]) > value:
-            constant = np.zeros_like(mechanism)
-            constant[:, best] = 1.0
-            final = _finalize_labelled(constant, prior, eps, radius, ldp, prior_set)
-            mechanism, value = final.mechanism, utility_value(final.mechanism, prior, gain)
-            method += "; the best single output (leaks 0) did better and is returned"
     # proved optimal: the certified bound meets the value of the mechanism returned (relative
     # 1e-9; the repair may cost utility), and for mutual information the search said so too
     exact = (gain is not None or exact) and bound - value <= EXACT_GAP * max(1.0, abs(value))
