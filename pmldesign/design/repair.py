@@ -211,7 +211,7 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     leak = check(matrix)
     if leak <= eps:
         return Finalized(matrix, leak, 0.0)
-    mixed = _mix(matrix, prior, eps, check)
+    mixed = _mix(matrix, prior, eps, check, leak)
     if score is None or eps > LARGEST_EPS:
         return mixed
     rows = cap_rows(prior, eps, radius, ldp, prior_set)
@@ -220,10 +220,10 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
 
 
 def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
-         check: Callable[[np.ndarray], float]) -> Finalized:
+         check: Callable[[np.ndarray], float], leak: float | None = None) -> Finalized:
     """``M_t = (1 - t) M + t 1 q^T`` with the smallest t (to bisection) that ``check`` certifies
-    at ``target``; ``t = 0`` when M is certified already."""
-    leak = check(matrix)
+    at ``target``; ``t = 0`` when M is certified already (``leak``: ``check(matrix)`` if known)."""
+    leak = check(matrix) if leak is None else leak
     if leak <= target:
         return Finalized(matrix, leak, 0.0)
     output = prior @ matrix
