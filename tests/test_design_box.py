@@ -128,11 +128,15 @@ def test_box_design_matches_the_cap_row_lp_at_n25(name, eps):
 def _section_minimum_literal(v: np.ndarray, nu: np.ndarray, points: np.ndarray,
                              eps: float) -> float:
     """min <v, c> over {c >= 0 : <nu, c> = 1, c_x <= e^eps <q, c> for every x and extreme
-    point q} (the box's definition, no cone)."""
+    point q} (the box's definition, no cone). HiGHS at feasibility tolerances 1e-10: at its
+    default 1e-7 a box with slack 1e-6 (bounds 0.40007039, 0.59992861, eps = 0.05) came back
+    1.6e-7 below the exact minimum, at a point outside the section by 1e-7."""
     n = len(v)
     rows = [np.eye(n)[x] - math.exp(eps) * q for q in points for x in range(n)]
     res = linprog(v, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=nu[None, :],
-                  b_eq=[1.0], bounds=(0, None), method="highs")
+                  b_eq=[1.0], bounds=(0, None), method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10,
+                           "dual_feasibility_tolerance": 1e-10})
     assert res.status == 0
     return float(res.fun)
 
@@ -162,6 +166,33 @@ def test_box_cone_section_is_the_intersection_of_the_vertex_polytopes(problem, s
         worst = min(Fraction(float(q)) for q in (points @ c))
         slack = 1 + Fraction(1, 10**9)
         assert Fraction(float(c.max())) <= Fraction(math.exp(eps)) * worst * slack
+
+
+def test_the_literal_section_minimum_is_exact_on_a_box_with_slack_1e_6():
+    """The oracle above against the section minimum in rationals: with c on ``<nu, c> = 1``
+    parametrised by c_0, every literal constraint bounds c_0 and the minimum is at an end."""
+    lower = np.array([0.40007039, 0.59992861])
+    prior_set = PriorSet.box(lower)
+    eps = 0.05
+    cone = FeasibleSet.for_set(prior_set, eps, outward=False).cone()
+    v = np.random.default_rng(4).normal(size=(2, 2))[:, 0]  # the falsifying example
+    nu = [Fraction(float(z)) for z in cone.nu]
+    lam = Fraction(math.exp(eps))
+    low, high = Fraction(0), 1 / nu[0]
+    for q in box_vertices_brute(lower):
+        q = [Fraction(float(z)) for z in q]
+        for x in range(2):
+            a0, a1 = (x == 0) - lam * q[0], (x == 1) - lam * q[1]
+            slope, limit = a0 - a1 * nu[0] / nu[1], -a1 / nu[1]
+            if slope > 0:
+                high = min(high, limit / slope)
+            elif slope < 0:
+                low = max(low, limit / slope)
+    exact = min(Fraction(float(v[0])) * t + Fraction(float(v[1])) * (1 - nu[0] * t) / nu[1]
+                for t in (low, high))
+    literal = _section_minimum_literal(v, cone.nu, box_vertices_brute(lower), eps)
+    assert literal == pytest.approx(float(exact), abs=1e-9)
+    assert float(price(v[:, None], cone).value[0]) == pytest.approx(float(exact), abs=1e-12)
 
 
 def test_box_cone_coefficients_edge_cases():
