@@ -44,6 +44,16 @@ NOISE = 1e-9
 LARGEST_EPS = 700.0
 
 
+#: The mixing search grows ``t`` from 1e-16 by this factor, then bisects until ``t`` is within
+#: ``min(MIX_PRECISION t, MIX_ABSOLUTE)`` of the smallest certified weight: mixing by ``t``
+#: moves the utility by at most ``t`` times the utility's range, so the excess costs at most
+#: 1e-12 of it (measured, issue 12: 20 certificates a repair instead of 45; at N = 100 and
+#: eps = 5 the repair took a fifth of the design's time).
+MIX_GROWTH = 16.0
+MIX_PRECISION = 1e-3
+MIX_ABSOLUTE = 1e-12
+
+
 @dataclass(frozen=True)
 class Finalized:
     """A certified mechanism, its certified eps (``epsilon``) and the mixing weight used."""
@@ -221,8 +231,9 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
 
 def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
          check: Callable[[np.ndarray], float], leak: float | None = None) -> Finalized:
-    """``M_t = (1 - t) M + t 1 q^T`` with the smallest t (to bisection) that ``check`` certifies
-    at ``target``; ``t = 0`` when M is certified already (``leak``: ``check(matrix)`` if known)."""
+    """``M_t = (1 - t) M + t 1 q^T`` with the smallest t (to :data:`MIX_PRECISION`) that
+    ``check`` certifies at ``target``; ``t = 0`` when M is certified already (``leak``:
+    ``check(matrix)`` if known)."""
     leak = check(matrix) if leak is None else leak
     if leak <= target:
         return Finalized(matrix, leak, 0.0)
@@ -234,11 +245,11 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
 
     high = 1e-16
     while high < 1.0 and check(mixed(high)) > target:
-        high *= 4.0
+        high *= MIX_GROWTH
     if high >= 1.0:
         return Finalized(independent, check(independent), 1.0)
-    low = high / 4.0
-    for _ in range(30):
+    low = high / MIX_GROWTH
+    while high - low > min(MIX_PRECISION * high, MIX_ABSOLUTE):
         middle = 0.5 * (low + high)
         if check(mixed(middle)) <= target:
             high = middle
