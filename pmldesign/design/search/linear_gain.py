@@ -13,8 +13,9 @@ vertex-by-vertex column generation on structured gains (identity, distortions), 
 
 Inputs whose cap cannot bind (``b nu_x >= a``, e.g. ``e^eps P(x) >= 1`` for a fixed prior: near
 eps_max most inputs) get no row ``excess(x, y) <= width_y`` (:func:`_uncapped`): the master is the
-same LP with fewer rows (measured, issue 12, Dirichlet(5) seed 1, eps = 5: N = 100 identity 0.09
--> 0.07 s, |x - y| 0.09 -> 0.06 s; N = 200, where a fifth of the inputs are heavy, within noise).
+same LP with fewer rows (measured, issue 12, Dirichlet(5) seed 1, eps = 5, where 77 % of the
+inputs are uncapped at N = 100: identity 0.10 -> 0.07 s, |x - y| 0.10 -> 0.06 s, (x - y)^2
+0.08 -> 0.06 s; BENCHMARKS.md, "Uncapped inputs").
 
 Two masters race (:data:`RACE_MIN`): HiGHS with and without its matrix scaling take very
 different paths on these degenerate LPs and neither is faster on every instance; on two or more
@@ -235,7 +236,10 @@ class _Restricted:
 def _uncapped(cone: Cone) -> np.ndarray:
     """Inputs x whose cap never binds: ``b nu_x >= a`` and ``d >= 0`` give, for every
     ``c = lo + excess`` with ``lo, excess >= 0``, ``a c_x <= (b + d) lo + b nu_x excess_x <=
-    b <nu, c> + d lo`` (``b + d >= a``: the constant column is in the cone)."""
+    b <nu, c> + d lo <= b <nu, c> + d min c`` (``b + d >= a``: the constant column is in the
+    cone; ``<nu, 1> = 1``; ``lo <= min c``). So a master column meeting the capped rows and the
+    cap row lies in the cone, and every column of the cone is one (``width`` the largest capped
+    excess)."""
     if cone.d < 0:
         return np.zeros(cone.nu.shape[0], dtype=bool)
     return cone.b * cone.nu >= cone.a * (1.0 + 16.0 * np.finfo(float).eps)  # rounding margin
