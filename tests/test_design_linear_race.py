@@ -141,9 +141,14 @@ def test_a_short_search_runs_one_master(monkeypatch):
     assert racers[0].search.status == "optimal"
 
 
-@pytest.mark.parametrize(("used", "batch"), [(40, 10), (20, linear_gain.BATCH)])
+_AT_DENSE = math.ceil(linear_gain.DENSE * 40)  # outputs carrying mass from which 40 are dense
+
+
+@pytest.mark.parametrize(("used", "batch"), [(40, 10), (_AT_DENSE, 10),
+                                             (_AT_DENSE - 1, linear_gain.BATCH)])
 def test_a_dense_master_lifts_the_batch_cap(used, batch):
-    """40 outputs in the master: GROWTH * 40 = 10 enter when 90 % carry mass, else BATCH."""
+    """40 outputs in the master: GROWTH * 40 = 10 enter when a share DENSE of them carry mass,
+    else BATCH."""
     n = 120
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, 5.0, 0.0, n)
