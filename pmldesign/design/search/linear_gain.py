@@ -62,10 +62,11 @@ FIRST = 1
 #: ``BATCH``. Measured (issue 12, N = 200, Dirichlet(5) seed 1, eps = 5, one master): 31 -> 24
 #: rounds and 0.52 -> 0.42 s on (x - y)^2, 1.00 -> 0.63 s on the identity; no change at eps 1-2
 #: (faster growth, 0.5 or 1 times the outputs so far, measured no better). Half rather than 0.9
-#: (2026-11-24, same instances, best of 3 in one process): (x - y)^2 0.34 -> 0.24 s and random
-#: 0.31 -> 0.22 s at eps = 5 (their late masters carry mass on 80-87 % of the outputs, so 0.9
-#: held them to 8 outputs a round); uniform prior, eps = 2, (x - y)^2 6.9 -> 5.3 s; the other
-#: gains and N = 100-400 at eps 0.5-3 within noise (0.9-1.04x).
+#: (2026-11-24, same instances, best of 3, three A/B runs in BENCHMARKS.md, "Dense from half the
+#: outputs"): (x - y)^2 0.34 -> 0.24 s and random 0.31 -> 0.22 s at eps = 5 (their late masters
+#: carry mass on 80-87 % of the outputs, so 0.9 held them to 8 outputs a round); uniform prior,
+#: eps = 2, (x - y)^2 6.9 -> 5.3 s; the other gains and N = 100-400 at eps 0.5-3 within noise
+#: (0.9-1.05x).
 DENSE = 0.5
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
