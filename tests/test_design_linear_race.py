@@ -153,7 +153,8 @@ def test_a_dense_master_lifts_the_batch_cap(used, batch):
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, 5.0, 0.0, n)
     base = linear_gain._OutputPricer(prior[:, None] * gain, cone)
-    master = type("Master", (), {"used": used, "solved": 40})()
+    master = type("Master", (), {"used": used, "solved": 40,  # sheds no output
+                                 "prune": lambda self: np.zeros(0, dtype=np.int64)})()
     pricer = base.fork(master)
     pricer.chosen[:] = np.arange(n) < 40
     entering = pricer.price(np.zeros(n), 1.0, math.inf).columns

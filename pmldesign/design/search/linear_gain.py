@@ -17,6 +17,10 @@ same LP with fewer rows (measured, issue 12, Dirichlet(5) seed 1, eps = 5, where
 inputs are uncapped at N = 100: identity 0.10 -> 0.07 s, |x - y| 0.10 -> 0.06 s, (x - y)^2
 0.08 -> 0.06 s; BENCHMARKS.md, "Uncapped inputs").
 
+Outputs that carry no mass leave the master (:meth:`_Restricted.prune`) when their block's basic
+variables are exactly as many as its rows: the rest of the basis is then an optimal basis of the
+smaller master, so the next round starts from it with fewer rows to carry.
+
 Two masters race (:data:`RACE_MIN`): HiGHS with and without its matrix scaling take very
 different paths on these degenerate LPs and neither is faster on every instance; on two or more
 cores the unscaled one joins in a second thread when the scaled one is not done within
@@ -90,6 +94,15 @@ RACE_MIN = 100
 #: ``RACE_LATE`` seconds: on short instances two threads only slow each other (measured, N = 200,
 #: eps = 5, (x - y)^2: 0.34 s of master solves alone, 0.53 s each when racing).
 RACE_LATE = 0.5
+#: A master sheds the blocks of outputs without mass (:meth:`_Restricted.prune`) once at least
+#: ``PRUNE_MIN`` and ``PRUNE_SHARE`` of its outputs are such blocks; an output leaves at most once
+#: (so the search stays finite). Measured (issue 12, N = 400, Dirichlet(5) seed 1 unless stated,
+#: raced, one run each in one process, without -> with; BENCHMARKS.md, "Outputs without mass
+#: leave the master"): uniform prior (x - y)^2 at eps 1 114 -> 8.1 s, |x - y| at eps 2 27 -> 5.2 s,
+#: (x - y)^2 at eps 0.5 24 -> 9.8 s and at eps 2 24 -> 16 s; random gains (dense masters: nothing
+#: to shed) and N <= 200 within noise.
+PRUNE_MIN = 8
+PRUNE_SHARE = 0.25
 
 
 class _Restricted:
@@ -134,6 +147,7 @@ class _Restricted:
         self.rounds = 0
         self.slowest = 0.0
         self.reserve = 0.0  # solve() honours its time limit
+        self.pruned = np.zeros(n, dtype=bool)  # outputs that left the master once
 
     def add(self, outputs: np.ndarray) -> None:
         """Add the block of each output in ``outputs`` (module docstring), all in one call."""
@@ -220,6 +234,58 @@ class _Restricted:
         self.value = float(solver.getInfo().objective_function_value)
         return True
 
+    def prune(self) -> np.ndarray:
+        """Remove the blocks of outputs that carry no mass at the last solve, have not left
+        before, and hold exactly as many basic variables (columns and row slacks) as rows, when
+        at least :data:`PRUNE_MIN` and :data:`PRUNE_SHARE` of the master's outputs are such;
+        returns the outputs removed.
+
+        A block's rows have entries in its own columns only, so the basis matrix is block
+        triangular, ``[[B_rest, B_link], [0, B_block]]``, and a square ``B_block`` leaves
+        ``B_rest`` nonsingular: a basis of the master without the block, with the same values
+        (the block's are all 0) and the same duals (``y B_rest = c_rest``), hence optimal.
+        """
+        n, none = self.n, np.zeros(0, dtype=np.int64)
+        if not self.solved:
+            return none
+        blocks = self.solution.reshape(self.solved, n + 2)
+        outputs = np.asarray(self.outputs[: self.solved])
+        dead = (blocks[:, :n].max(axis=1) + blocks[:, n] <= 0.0) & ~self.pruned[outputs]
+        least = max(PRUNE_MIN, PRUNE_SHARE * len(self.outputs))
+        if dead.sum() < least:
+            return none
+        basis = self.solver.getBasis()
+        status = self.highspy.HighsBasisStatus
+        basic = int(status.kBasic)
+        columns = np.array([int(s) for s in basis.col_status])
+        rows = np.array([int(s) for s in basis.row_status])
+        total, m = len(self.outputs), len(self.capped) + 1  # rows per block
+        held = ((columns.reshape(total, n + 2)[: self.solved] == basic).sum(axis=1)
+                + (rows[n:].reshape(total, m)[: self.solved] == basic).sum(axis=1))
+        drop = np.flatnonzero(dead & (held == m))
+        if drop.size < least:
+            return none
+        gone_columns = np.zeros((total, n + 2), dtype=bool)
+        gone_columns[drop] = True
+        gone_rows = np.concatenate([np.zeros(n, dtype=bool),
+                                    np.repeat(gone_columns[:, 0], m)])
+        gone_columns = gone_columns.ravel()
+        self.solver.deleteCols(int(gone_columns.sum()),
+                               np.flatnonzero(gone_columns).astype(np.int32))
+        self.solver.deleteRows(int(gone_rows.sum()), np.flatnonzero(gone_rows).astype(np.int32))
+        rest = self.highspy.HighsBasis()
+        rest.col_status = [status(int(v)) for v in columns[~gone_columns]]
+        rest.row_status = [status(int(v)) for v in rows[~gone_rows]]
+        rest.valid = True
+        self.solver.setBasis(rest)
+        keep = np.ones(total, dtype=bool)
+        keep[drop] = False
+        self.pruned[outputs[drop]] = True
+        self.outputs = [y for y, kept in zip(self.outputs, keep, strict=True) if kept]
+        self.solution = blocks[keep[: self.solved]].ravel()
+        self.solved -= drop.size
+        return outputs[drop]
+
     def _stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
 
@@ -268,7 +334,9 @@ class _OutputPricer:
 
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
-    A pricer prices for one master (:meth:`fork`), whose density sets the batch.
+    A pricer prices for one master (:meth:`fork`), whose density sets the batch; before each
+    pricing the master sheds outputs without mass (:meth:`_Restricted.prune`), which may enter
+    again.
     """
 
     def __init__(self, weights: np.ndarray, cone) -> None:
@@ -291,6 +359,8 @@ class _OutputPricer:
         return twin
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
+        if self.master is not None:  # outputs that left the master may enter again
+            self.chosen[self.master.prune()] = False
         prices = _prices(duals, self.weights, self.cone)
         violated = np.nonzero((prices > GAP * max(1.0, abs(value))) & ~self.chosen)[0]
         batch = math.ceil(GROWTH * self.chosen.sum())
