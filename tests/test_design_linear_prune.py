@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import importlib
 
-import exact_oracle
 import numpy as np
 import pytest
+from design_checks import assert_matches_compact
 
 import pmldesign as pml
-from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import make_cone
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
@@ -105,11 +104,4 @@ def test_designs_that_prune_keep_the_compact_optimum_and_exact_feasibility(
     monkeypatch.setattr(linear_gain, "PRUNE_MIN", 2)
     result = pml.design(prior, eps, gain=gain, radius=radius)
     assert removed  # the path under test was taken
-    reference = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex")
-    accept = lambda m: exact_oracle.within(m, prior, eps, radius)  # noqa: E731
-    assert result.exact and result.status == "optimal"
-    assert accept(result.mechanism)
-    best = float(np.sum(prior[:, None] * gain * exact_oracle.mixed_until_feasible(
-        reference.mechanism, accept)))
-    assert result.utility >= best - 1e-9 * max(1.0, abs(best))
-    assert result.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
+    assert_matches_compact(result, prior, gain, eps, radius)

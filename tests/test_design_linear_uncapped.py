@@ -6,14 +6,13 @@ import importlib
 import math
 from fractions import Fraction
 
-import exact_oracle
 import numpy as np
 import pytest
+from design_checks import assert_matches_compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pmldesign as pml
-from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import make_cone
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
@@ -82,11 +81,4 @@ def test_near_eps_max_the_master_drops_rows_and_keeps_the_compact_optimum(kind, 
     assert master.solver.getNumRow() == n + 3 * (n - heavy + 1)
 
     result = pml.design(prior, eps, gain=gain, radius=radius)
-    reference = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex")
-    accept = lambda m: exact_oracle.within(m, prior, eps, radius)  # noqa: E731
-    assert result.exact and result.status == "optimal"
-    assert accept(result.mechanism)
-    best = float(np.sum(prior[:, None] * gain * exact_oracle.mixed_until_feasible(
-        reference.mechanism, accept)))
-    assert result.utility >= best - 1e-9 * max(1.0, abs(best))
-    assert result.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
+    assert_matches_compact(result, prior, gain, eps, radius)

@@ -1,0 +1,22 @@
+"""Checks shared by the linear-gain design tests: a design against HiGHS on the compact LP."""
+
+from __future__ import annotations
+
+import exact_oracle
+import numpy as np
+
+from pmldesign.design.formulation.compact_lp import solve_compact
+
+
+def assert_matches_compact(result, prior, gain, eps: float, radius: float) -> None:
+    """``result`` (of ``pml.design``) is optimal, exactly feasible (rational oracle), worth at
+    least the compact LP's optimum made exactly feasible, and its bound is at least that
+    optimum (relative 1e-9)."""
+    reference = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex")
+    accept = lambda m: exact_oracle.within(m, prior, eps, radius)  # noqa: E731
+    assert result.exact and result.status == "optimal"
+    assert accept(result.mechanism)
+    best = float(np.sum(prior[:, None] * gain * exact_oracle.mixed_until_feasible(
+        reference.mechanism, accept)))
+    assert result.utility >= best - 1e-9 * max(1.0, abs(best))
+    assert result.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
