@@ -323,15 +323,20 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
                            for p in np.flatnonzero(roots.value > floor)]
     # free inputs with a window of more than PAIR_LIMIT pairs (all of them when the windows
     # hold more than TOTAL_PAIR_LIMIT): branch and bound at once
-    pairs = np.maximum(hi - lo, 0).sum(axis=1)
+    count = hi - lo  # pairs per (window, second-half subset)
+    np.maximum(count, 0, out=count)
+    pairs = count.sum(axis=1)
     wide = pairs > (PAIR_LIMIT if pairs.sum() <= TOTAL_PAIR_LIMIT else -1)
     rest = np.unique(pos[wide])
     # intervals [start, stop) of the first half's subsets, one per (window, second-half subset)
     with np.errstate(invalid="ignore", divide="ignore"):
         term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
                                 for fill in (fill_low, fill_high)))
-    window, b = np.nonzero((hi > lo) & ~np.isin(pos, rest)[:, None])
-    start, stop = lo[window, b], hi[window, b]
+    count[np.isin(pos, rest)] = 0
+    flat = np.flatnonzero(count)  # flat gathers: cheaper than (row, column) pairs
+    window, b = np.divmod(flat, count.shape[1])
+    start = lo.ravel()[flat]
+    stop = start + count.ravel()[flat]
     while window.size:
         if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those free inputs
             rest = np.union1d(rest, pos[np.bincount(window, minlength=pos.size) > 0])
@@ -580,6 +585,9 @@ class _CappedSearch:
         self.start = float(low.sum())
         self.prior = family.prior[self.order]
         self.duals = duals[self.order]
+        # per input, for the free term: 1 / P(x) and a_x / P(x) (full support: P > 0)
+        self.inverse = 1.0 / self.prior
+        self.dual_ratio = self.duals * self.inverse
         #: nodes per batch: about 2^16 entries per (nodes x N) array (measured fastest: the
         #: temporaries stay in cache)
         self.chunk = max(1, 2**16 // (self.order.size + 1))
@@ -587,9 +595,11 @@ class _CappedSearch:
     def free_term(self, pos: np.ndarray, budget: np.ndarray) -> np.ndarray:
         """Reduced cost gained by the free input ``pos`` with ``budget`` above ``lower``
         (``pos`` broadcast against ``budget``)."""
-        prior = self.prior[pos]
-        mass = self.family.lower * prior + budget
-        return xlogy(mass, mass / prior) - mass * self.duals[pos] / prior - self.low[pos]
+        mass = self.family.lower * self.prior[pos] + budget
+        # mass log(mass / P) - mass a / P - low, the log term 0 where mass <= 0 (as
+        # :func:`xlogy`, in fewer passes: the window search spends a fifth of its time here)
+        lift = np.where(mass > 0, mass * self.inverse[pos], 1.0)
+        return mass * (np.log(lift) - self.dual_ratio[pos]) - self.low[pos]
 
     def evaluate(self, pos: np.ndarray, fixed_in: np.ndarray, fixed_out: np.ndarray,
                  deadline: float = math.inf) -> Nodes:
