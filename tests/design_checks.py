@@ -8,6 +8,17 @@ import numpy as np
 from pmldesign.design.formulation.compact_lp import solve_compact
 
 
+def problem(n: int, kind: str, seed: int, concentration: float = 5.0):
+    """A Dirichlet(``concentration``) prior and a gain: identity, (x - y)^2 or |x - y|
+    distortion (negative, scaled into [-1, 0]) or uniform random, from ``seed``."""
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(n, concentration))
+    x = np.arange(n)
+    gain = {"identity": np.eye(n), "square": -np.subtract.outer(x, x) ** 2 / n**2,
+            "absolute": -np.abs(np.subtract.outer(x, x)) / n, "random": rng.random((n, n))}[kind]
+    return prior, gain
+
+
 def assert_matches_compact(result, prior, gain, eps: float, radius: float) -> None:
     """``result`` (of ``pml.design``) is optimal, exactly feasible (rational oracle), worth at
     least the compact LP's optimum made exactly feasible, and its bound is at least that

@@ -9,6 +9,7 @@ import threading
 import exact_oracle
 import numpy as np
 import pytest
+from design_checks import problem
 
 import pmldesign as pml
 from pmldesign._errors import SolverError
@@ -19,12 +20,7 @@ linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 
 
 def _problem(n: int, kind: str, seed: int = 2):
-    rng = np.random.default_rng(seed)
-    prior = rng.dirichlet(np.full(n, 5.0))
-    x = np.arange(n)
-    gain = {"identity": np.eye(n), "square": -np.subtract.outer(x, x) ** 2 / n**2,
-            "random": rng.random((n, n))}[kind]
-    return prior, gain
+    return problem(n, kind, seed)
 
 
 @pytest.fixture

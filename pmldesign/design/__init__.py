@@ -12,7 +12,8 @@ The folders show the architecture:
 * :mod:`.search` -- searches that drive solvers, on one column-generation core
   :mod:`.search.engine` (restricted master, pricing, certified bound, time accounting):
   :mod:`.search.linear_gain` with :mod:`.search.cone_pricing` (linear gains by output
-  generation), :mod:`.search.mutual_information` with :mod:`.search.lift_pricing`,
+  generation; its second racer starts from the interior point of :mod:`.search.block_ipm`),
+  :mod:`.search.mutual_information` with :mod:`.search.lift_pricing`,
   :mod:`.search.two_level` and :mod:`.search.set_vertices` (mutual information by column
   generation over lift vectors; the last enumerates them for vertex and box sets);
 * the finish and the front, at the top: :mod:`.repair` (clean, repair, re-certify),

@@ -106,7 +106,7 @@ class Search:
 
 def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bound: float,
                       tolerance: float, relative: bool = False,
-                      stop: threading.Event | None = None) -> Search:
+                      stop: threading.Event | None = None, enough: float = 1.0) -> Search:
     """Run column generation until the certified gap closes, no column enters, or time runs out.
 
     Parameters
@@ -127,6 +127,10 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
     stop : threading.Event, optional
         Set by another thread to end the search before its next round (status "stopped"; a
         master may also end its current solve early and return False).
+    enough : float
+        Stop once the gap is within ``enough`` tolerances (at most :data:`CLOSE`, which is what
+        "optimal" means): a search whose bound carries a rounding allowance of more than one
+        tolerance may stop as soon as it is optimal in that sense.
 
     Returns
     -------
@@ -167,7 +171,7 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
         entering = pricer.price(master.duals, value, deadline)
         upper_bound = min(upper_bound, entering.bound)
         allowed = tolerance * (max(1.0, abs(value)) if relative else 1.0)
-        if upper_bound - value <= allowed or len(entering.columns) == 0:
+        if upper_bound - value <= enough * allowed or len(entering.columns) == 0:
             if upper_bound - value <= CLOSE * allowed:
                 status = "optimal"
             elif time.monotonic() < deadline:  # else the pricing ran out of time

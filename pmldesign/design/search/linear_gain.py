@@ -21,11 +21,16 @@ Outputs that carry no mass leave the master (:meth:`_Restricted.prune`) when the
 variables are exactly as many as its rows: the rest of the basis is then an optimal basis of the
 smaller master, so the next round starts from it with fewer rows to carry.
 
-Two masters race (:data:`RACE_MIN`): HiGHS with and without its matrix scaling take very
-different paths on these degenerate LPs and neither is faster on every instance; on two or more
-cores the unscaled one joins in a second thread when the scaled one is not done within
-:data:`RACE_LATE` seconds, and the first optimum stops the other. Which optimum is returned
-(when the LP has several) can then depend on timing; its value and certificate do not.
+Two searches race (:data:`RACE_MIN`) on two or more cores: the second joins in a second thread
+when the first (HiGHS's scaled master from the best single output) is not done within
+:data:`RACE_LATE` seconds, and the first optimum stops the other. The second is, from
+:data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual interior
+point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover from it on
+the outputs it uses (:meth:`_Restricted.start`) and output generation from that basis, with the
+interior point's exactly priced bound; elsewhere, or when the interior point does not converge,
+the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
+paths on these degenerate LPs and neither is faster on every instance). Which optimum is
+returned (when the LP has several) can then depend on timing; its value and certificate do not.
 
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
 optimum (weak Lagrangian duality, :mod:`.cone_pricing`), with ``h_y`` computed exactly by
@@ -47,6 +52,7 @@ from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.feasible import Cone
+from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price
 from .engine import CLOSE, Entering, Search, column_generation
 
@@ -104,6 +110,22 @@ RACE_LATE = 0.5
 #: masters: nothing to shed) and N <= 200 within noise.
 PRUNE_MIN = 8
 PRUNE_SHARE = 0.25
+#: From ``INTERIOR_MIN`` to ``INTERIOR_MAX`` outputs the second racer is the interior racer
+#: (module docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 40-100 steps, ``O(N^2)``
+#: memory); elsewhere the unscaled master. Measured (issue 12, Dirichlet(5) seed 1, fixed prior
+#: unless stated, BLAS in one thread, one fresh process each; BENCHMARKS.md, "The interior
+#: racer"): N = 200 unscaled -> interior racer: random 2.1 -> 1.05 s, (x - y)^2 1.25 -> 0.95 s
+#: (eps 1) and 2.4 -> 1.2 s (eps 2), |x - y| at eps 2 1.1 -> 1.0 s; N = 400: random 12.6 ->
+#: 3.5 s, (x - y)^2 at eps 0.5 8.0 -> 3.6 s and at eps 2 12.5 -> 5.3 s, but (x - y)^2 at eps 1
+#: 3.8 -> 5.3 s; N = 100 designs end before the race starts. At N = 1000 (random, eps 1) neither
+#: ends within 250 s.
+INTERIOR_MIN = RACE_MIN
+INTERIOR_MAX = 1200
+#: An interior racer starts from the outputs with mass above ``CHOOSE * N`` or price above
+#: ``-CHOOSE * max(1, |sum u|)`` at the interior point, if its relative gap reached
+#: ``INTERIOR_GAP`` (else from the best single output, as the others).
+CHOOSE = 1e-6
+INTERIOR_GAP = 1e-4
 
 
 class _Restricted:
@@ -182,6 +204,37 @@ class _Restricted:
                             k * (2 * m + n + 2), row_starts.ravel().astype(np.int32),
                             index.ravel().astype(np.int32), np.tile(row_values, k))
         self.outputs.extend(int(y) for y in outputs)
+
+    def start(self, point: InteriorPoint, outputs: np.ndarray) -> None:
+        """Add ``outputs`` and take the basis HiGHS's crossover (IPX) finds from ``point``
+        restricted to them; the first :meth:`solve` then starts warm from it."""
+        import highspy
+
+        self.add(outputs)
+        solver = self.solver
+        # HiGHS's crossover reads the matrix column-wise without converting it (measured:
+        # garbage bases from the row-wise matrix that addRows leaves): a run that stops at
+        # once converts it
+        solver.setOptionValue("simplex_iteration_limit", 0)
+        solver.setOptionValue("presolve", "off")
+        solver.run()
+        solver.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
+        solver.setOptionValue("presolve", "choose")
+        at = np.searchsorted(point.outputs, outputs)
+        columns = np.concatenate([point.excess[at], point.low[at, None], point.width[at, None]],
+                                 axis=1)
+        reduced = np.concatenate([point.reduced_excess[at], point.reduced_low[at, None],
+                                  point.reduced_width[at, None]], axis=1)
+        rows = np.concatenate([point.width_duals[at][:, self.capped],
+                               point.cap_duals[at, None]], axis=1)
+        solution = highspy.HighsSolution()
+        solution.col_value = columns.ravel().tolist()
+        solution.col_dual = reduced.ravel().tolist()
+        solution.row_dual = np.concatenate([point.multipliers, rows.ravel()]).tolist()
+        solution.row_value = [0.0] * len(solution.row_dual)
+        solution.value_valid = solution.dual_valid = True
+        solver.crossover(solution)  # "imprecise" is fine: solve() cleans up from its basis
+        self.rounds = 1
 
     def solve(self, seconds: float | None) -> bool:
         """Re-solve (warm after the first round); True when HiGHS reports an optimum, False when
@@ -415,13 +468,15 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
         outputs=len(winner.master.outputs), rounds=winner.master.rounds,
-        solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
-                                if len(racers) == 2 else ""),
+        solver=_name(winner) + "".join(
+            f", raced against {' and '.join(_name(r) for r in racers if r is not winner)}"
+            for _ in range(len(racers) > 1)),
     )
 
 
 def _name(racer: _Racer) -> str:
-    return "HiGHS" if racer.master.scaled else "HiGHS unscaled"
+    name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
+    return name + " from an interior point" if racer.interior else name
 
 
 def _cores() -> int:
@@ -431,21 +486,27 @@ def _cores() -> int:
 
 
 class _Racer:
-    """One output generation (master, pricer, its :class:`.engine.Search` or error)."""
+    """One output generation (master, pricer, its :class:`.engine.Search` or error); an
+    ``interior`` racer first finds an interior point over every output (:mod:`.block_ipm`) and
+    starts from the outputs it uses, at the basis of its crossover, with its certified bound."""
 
     def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
-                 stop: threading.Event | None) -> None:
+                 stop: threading.Event | None, interior: bool = False) -> None:
+        self.weights, self.cone, self.interior = weights, cone, interior
         self.master = _Restricted(weights, cone, scaled, stop)
         self.pricer = pricer.fork(self.master)
-        self.master.add(self.pricer.first)
+        if not interior:
+            self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
 
     def run(self, deadline: float, fallback: float, stop: threading.Event | None,
             rivals: list[_Racer]) -> None:
         try:
+            if self.interior:
+                fallback = min(fallback, self._start(deadline, stop))
             self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
-                                            relative=True, stop=stop)
+                                            relative=True, stop=stop, enough=CLOSE)
         except BaseException as error:  # noqa: BLE001 - handed to the calling thread by _race
             self.error = error
             if stop is None:
@@ -455,6 +516,28 @@ class _Racer:
             stop.set()
             for rival in rivals:
                 rival.master.solver.cancelSolve()
+
+    def _start(self, deadline: float, stop: threading.Event | None) -> float:
+        """Start the master at an interior point (class docstring); returns the certified bound
+        at its multipliers; ``inf`` when the interior point was stopped or did not reach
+        :data:`INTERIOR_GAP`: the master then starts from the best single output, without
+        HiGHS's scaling in the second case (the racer it replaced)."""
+        point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop)
+        if point.gap > INTERIOR_GAP:
+            stopped = (stop is not None and stop.is_set()) or time.monotonic() >= deadline
+            if not stopped:  # not converged: go on as the unscaled racer would have
+                self.interior = self.master.scaled = False
+                self.master.solver.setOptionValue("simplex_scale_strategy", 0)
+            self.master.add(self.pricer.first)
+            return math.inf
+        prices = _prices(point.multipliers, self.weights, self.cone)
+        scale = max(1.0, abs(float(point.multipliers.sum())))
+        chosen = np.flatnonzero((point.mass() > CHOOSE * self.weights.shape[0])
+                                | (prices > -CHOOSE * scale))
+        self.pricer.chosen[:] = False
+        self.pricer.chosen[chosen] = True
+        self.master.start(point, chosen)
+        return bound(point.multipliers, prices, self.weights, self.cone)
 
 
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
@@ -469,20 +552,27 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         racers[0].run(deadline, fallback, None, [])
         return racers
     stop = threading.Event()
-    racers = [_Racer(weights, cone, pricer, scaled, stop) for scaled in (True, False)]
+    interior = INTERIOR_MIN <= len(weights) <= INTERIOR_MAX
+    racers = [_Racer(weights, cone, pricer, True, stop),
+              _Racer(weights, cone, pricer, interior, stop, interior=interior)]
     threads = [threading.Thread(target=racer.run, daemon=True,
                                 args=(deadline, fallback, stop,
                                       [r for r in racers if r is not racer]))
                for racer in racers]
+    from threadpoolctl import threadpool_limits
+
     try:
-        threads[0].start()
-        threads[0].join(RACE_LATE)
-        if not stop.is_set() and (threads[0].is_alive()
-                                  or isinstance(racers[0].error, SolverError)):
-            threads[1].start()
-        for thread in threads:
-            if thread.ident is not None:
-                thread.join()
+        # one BLAS thread: OpenBLAS's spinning workers would take the core HiGHS races on
+        # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
+        with threadpool_limits(limits=1, user_api="blas"):
+            threads[0].start()
+            threads[0].join(RACE_LATE)
+            if not stop.is_set() and (threads[0].is_alive()
+                                      or isinstance(racers[0].error, SolverError)):
+                threads[1].start()
+            for thread in threads:
+                if thread.ident is not None:
+                    thread.join()
     finally:  # e.g. KeyboardInterrupt: stop both
         stop.set()
         for racer in racers:

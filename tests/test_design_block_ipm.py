@@ -1,0 +1,124 @@
+"""The block-angular interior point over every output, and the racer that starts from it."""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import exact_oracle
+import numpy as np
+import pytest
+from design_checks import problem
+from threadpoolctl import threadpool_info
+
+import pmldesign as pml
+from pmldesign.design.formulation.compact_lp import solve_compact
+from pmldesign.design.search.cone_pricing import bound, make_cone
+
+block_ipm = importlib.import_module("pmldesign.design.search.block_ipm")
+linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
+
+
+def _problem(n: int, kind: str, seed: int = 5):
+    return problem(n, kind, seed, concentration=3.0)
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "absolute", "random"])
+@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("radius_share", [0.0, 0.5])
+def test_the_interior_point_reaches_the_compact_optimum(kind, eps, radius_share):
+    n = 14
+    prior, gain = _problem(n, kind)
+    radius = radius_share * prior.min()
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, eps, radius, n)
+    point = block_ipm.interior_point(weights, cone)
+    reference = solve_compact(weights, prior, eps, radius, None, "simplex").value
+    mechanism = (point.excess + point.low[:, None]).T
+    scale = max(1.0, abs(reference))
+    assert point.gap < 1e-8
+    np.testing.assert_allclose(mechanism.sum(axis=1), 1.0, atol=1e-8)
+    assert mechanism.min() > -1e-12
+    assert abs(float((weights * mechanism).sum()) - reference) <= 1e-7 * scale
+    # its multipliers, priced exactly, certify a bound: above the optimum, and close to it
+    prices = linear_gain._prices(point.multipliers, weights, cone)
+    certified = bound(point.multipliers, prices, weights, cone)
+    assert reference - 1e-12 * scale <= certified <= reference + 1e-6 * scale
+
+
+def test_eps_ldp_and_a_subset_of_outputs():
+    n = 10
+    _, gain = _problem(n, "random")
+    cone = make_cone(None, 1.0, 0.0, n)
+    full = block_ipm.interior_point(gain, cone)
+    reference = solve_compact(gain, None, 1.0, 0.0, None, "simplex").value
+    value = float((gain * (full.excess + full.low[:, None]).T).sum())
+    assert full.gap < 1e-8 and abs(value - reference) <= 1e-7 * max(1.0, abs(reference))
+    outputs = np.array([1, 4, 5, 8])
+    part = block_ipm.interior_point(gain, cone, outputs=outputs)
+    mechanism = (part.excess + part.low[:, None]).T
+    assert part.gap < 1e-8 and part.excess.shape == (4, n)
+    np.testing.assert_allclose(mechanism.sum(axis=1), 1.0, atol=1e-8)
+    assert float((gain[:, outputs] * mechanism).sum()) <= reference + 1e-7
+
+
+def test_the_step_limit_and_the_deadline_end_the_run(monkeypatch):
+    prior, gain = _problem(30, "random")
+    cone = make_cone(prior, 1.0, 0.0, 30)
+    monkeypatch.setattr(block_ipm, "STEPS", 3)
+    point = block_ipm.interior_point(prior[:, None] * gain, cone)
+    assert point.steps == 3 and point.gap > 1e-8
+    monkeypatch.undo()
+    point = block_ipm.interior_point(prior[:, None] * gain, cone, deadline=0.0)
+    assert point.steps == 0
+
+
+def _interior_racer(n: int, kind: str):
+    """An interior racer run alone to the end at eps = 1, and the compact LP's optimum."""
+    prior, gain = _problem(n, kind)
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, 1.0, 0.0, n)
+    pricer = linear_gain._OutputPricer(weights, cone)
+    racer = linear_gain._Racer(weights, cone, pricer, True, None, interior=True)
+    racer.run(math.inf, math.inf, None, [])
+    return racer, solve_compact(weights, prior, 1.0, 0.0, None, "simplex").value
+
+
+@pytest.mark.parametrize("kind", ["square", "random"])
+def test_the_interior_racer_restarts_at_the_optimum(kind):
+    racer, reference = _interior_racer(40, kind)
+    scale = max(1.0, abs(reference))
+    assert racer.interior and racer.master.scaled
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference) <= 1e-9 * scale
+    assert racer.search.upper_bound >= reference - 1e-12 * scale
+    assert racer.master.rounds <= 3  # crossover, then at most a round or two
+
+
+def test_an_unconverged_interior_point_leaves_an_unscaled_racer(monkeypatch):
+    monkeypatch.setattr(block_ipm, "STEPS", 2)
+    racer, reference = _interior_racer(30, "random")
+    assert not racer.interior and not racer.master.scaled
+    assert linear_gain._name(racer) == "HiGHS unscaled"
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+def test_designs_raced_against_the_interior_racer_are_exact(monkeypatch, kind):
+    monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "RACE_LATE", 0.0)
+    monkeypatch.setattr(linear_gain, "INTERIOR_MIN", 2)
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    n, eps = 30, 1.0
+    prior, gain = _problem(n, kind)
+    blas = [(pool["internal_api"], pool["num_threads"]) for pool in threadpool_info()]
+    result = pml.design(prior, eps, gain=gain)
+    # the race runs BLAS in one thread, and gives the threads back
+    assert [(pool["internal_api"], pool["num_threads"]) for pool in threadpool_info()] == blas
+    reference = solve_compact(prior[:, None] * gain, prior, eps, 0.0, None, "simplex").value
+    assert result.exact and result.status == "optimal"
+    assert exact_oracle.within(result.mechanism, prior, eps)
+    assert result.upper_bound >= reference - 1e-12 * max(1.0, abs(reference))
+    assert result.utility >= reference - 1e-9 * max(1.0, abs(reference))
+    assert "unscaled" not in result.method  # raced (if at all) against the interior racer
