@@ -116,9 +116,9 @@ PRUNE_SHARE = 0.25
 #: unless stated, BLAS in one thread, one fresh process each; BENCHMARKS.md, "The interior
 #: racer"): N = 200 unscaled -> interior racer: random 2.1 -> 1.05 s, (x - y)^2 1.25 -> 0.95 s
 #: (eps 1) and 2.4 -> 1.2 s (eps 2), |x - y| at eps 2 1.1 -> 1.0 s; N = 400: random 12.6 ->
-#: 3.5 s, (x - y)^2 at eps 0.5 8.0 -> 3.6 s and at eps 2 12.5 -> 5.3 s, but (x - y)^2 at eps 1
-#: 3.8 -> 5.3 s; N = 100 designs end before the race starts. At N = 1000 (random, eps 1) neither
-#: ends within 250 s.
+#: 3.5-3.7 s, (x - y)^2 at eps 0.5 8.0 -> 3.4-3.6 s and at eps 2 12.5 -> 5.3-5.7 s, but
+#: (x - y)^2 at eps 1 3.8 -> 5.3-6.0 s; N = 100 designs end before the race starts. At
+#: N = 1000 (random, eps 1) neither ends within 250 s.
 INTERIOR_MIN = RACE_MIN
 INTERIOR_MAX = 1200
 #: An interior racer starts from the outputs with mass above ``CHOOSE * N`` or price above
@@ -468,9 +468,8 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
         outputs=len(winner.master.outputs), rounds=winner.master.rounds,
-        solver=_name(winner) + "".join(
-            f", raced against {' and '.join(_name(r) for r in racers if r is not winner)}"
-            for _ in range(len(racers) > 1)),
+        solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
+                                if len(racers) == 2 else ""),
     )
 
 
