@@ -37,10 +37,20 @@ import scipy.linalg
 
 from ..math.feasible import Cone
 
-#: Stop when the relative primal and dual residuals and the relative duality gap are below this.
-TOLERANCE = 1e-10
-#: At most this many Newton steps.
-STEPS = 100
+#: Stop when the residuals (largest entry, relative to the right-hand side's and the costs') and
+#: the duality gap (relative to the larger objective) are below this. Relative, not to
+#: ``1 + |objective|``: the distortions' optima are small (N = 400, (x - y)^2 at eps = 3:
+#: -2.1e-4), and at a gap of 1e-6 in that sense the point still spread its mass over all 400
+#: outputs where the optimum uses 63, so HiGHS's crossover failed and the simplex after it took
+#: 48 s (issue 12).
+TOLERANCE = 1e-9
+#: At most this many Newton steps (measured, issue 12: 83-130 to :data:`TOLERANCE` at N = 400
+#: and 1000 with eps 1-3).
+STEPS = 200
+#: Once a point is within ``STALL_BELOW``, stop after ``STALL`` steps without a better one:
+#: rounding breaks long runs down (N = 1000, random gain: gap 2e-12 at step 130, a residual of
+#: 0.26 five steps later). The best point of the run is returned.
+STALL, STALL_BELOW = 5, 1e-6
 #: Rounds of iterative refinement of each normal-equation solve.
 REFINE = 2
 #: At most this many centrality correctors a step (Gondzio, Comput. Optim. Appl. 6 (1996)
@@ -59,7 +69,8 @@ class InteriorPoint:
     ``multipliers`` (N,) the duals of the linking rows in the max form (the row-sum duals the
     pricing takes); ``width_duals`` (|Y|, N) and ``cap_duals`` (|Y|,) the block rows' duals and
     ``reduced_*`` the reduced costs, both in the max form (HiGHS's convention for a maximisation);
-    ``gap`` the relative duality gap reached, ``steps`` the Newton steps.
+    ``gap`` its relative duality gap (:data:`TOLERANCE`), ``steps`` the Newton steps that led
+    to it (the best point of the run, which may have gone on for :data:`STALL` more).
     """
 
     outputs: np.ndarray
@@ -251,8 +262,9 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
                    deadline: float = math.inf, stop: threading.Event | None = None,
                    tolerance: float = TOLERANCE) -> InteriorPoint:
     """Mehrotra's predictor-corrector with Gondzio's correctors on the compact LP over
-    ``outputs`` (all by default) until :data:`TOLERANCE`, :data:`STEPS`, ``deadline``
-    (``time.monotonic()`` seconds) or ``stop`` (set by another thread).
+    ``outputs`` (all by default) until :data:`TOLERANCE`, :data:`STEPS`, a stall
+    (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds) or ``stop`` (set by another
+    thread); returns the best point of the run.
 
     Examples
     --------
@@ -270,18 +282,22 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
     lp = _Lp(weights, cone, outputs)
     x, y, z = _start(lp)
     size = x.size
-    scale_b = 1.0 + math.sqrt(n)
-    scale_c = 1.0 + float(np.abs(lp.cost).max())
+    scale_c = float(np.abs(lp.cost).max()) or 1.0
     zero_p, zero_d = np.zeros(lp.rhs.size), np.zeros(size)
     steps = 0
+    best = (math.inf, x, y, z, math.inf, 0)
     while True:
         rp = lp.rhs - lp.times(x)
         rd = lp.cost - lp.transpose_times(y) - z
         mu = float(x @ z) / size
         primal = float(lp.cost @ x)
-        gap = abs(primal - float(lp.rhs @ y)) / (1.0 + abs(primal))
-        residual = max(float(np.linalg.norm(rp)) / scale_b, float(np.linalg.norm(rd)) / scale_c)
+        dual = float(lp.rhs @ y)
+        gap = abs(primal - dual) / max(abs(primal), abs(dual), 1e-6 * scale_c)
+        residual = max(float(np.abs(rp).max()), float(np.abs(rd).max()) / scale_c)
+        if max(gap, residual) < best[0]:
+            best = (max(gap, residual), x.copy(), y.copy(), z.copy(), gap, steps)
         if ((gap < tolerance and residual < tolerance) or steps >= STEPS
+                or (best[0] < STALL_BELOW and steps - best[5] >= STALL)
                 or time.monotonic() >= deadline or (stop is not None and stop.is_set())):
             break
         steps += 1
@@ -313,6 +329,7 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
         x += min(1.0, DAMPING * primal_step) * dx
         y += min(1.0, DAMPING * dual_step) * dy
         z += min(1.0, DAMPING * dual_step) * dz
+    _, x, y, z, gap, steps = best
     e, _, low, w, _ = lp.primal(x)
     re, _, rl, rw, _ = lp.primal(z)
     linking, width, cap = lp.dual(y)
