@@ -121,9 +121,12 @@ PRUNE_SHARE = 0.25
 #: N = 1000 (random, eps 1) neither ends within 250 s.
 INTERIOR_MIN = RACE_MIN
 INTERIOR_MAX = 1200
-#: An interior racer starts from the outputs with mass above ``CHOOSE * N`` or price above
-#: ``-CHOOSE * max(1, |sum u|)`` at the interior point, if its relative gap reached
-#: ``INTERIOR_GAP`` (else from the best single output, as the others).
+#: An interior racer starts from the outputs with mass above ``CHOOSE * N`` at the interior
+#: point, if its relative gap reached ``INTERIOR_GAP`` (else from the best single output, as the
+#: others). Not also those with a price near 0: where the optimum is degenerate those are many
+#: (N = 1000, (x - y)^2 at eps 2: 265 outputs, 72 with mass) and the simplex after the crossover
+#: took 171 s on them, against 9.4 s on the 72 (issue 12); the interior point's bound stands
+#: for the others.
 CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
 
@@ -530,9 +533,7 @@ class _Racer:
             self.master.add(self.pricer.first)
             return math.inf
         prices = _prices(point.multipliers, self.weights, self.cone)
-        scale = max(1.0, abs(float(point.multipliers.sum())))
-        chosen = np.flatnonzero((point.mass() > CHOOSE * self.weights.shape[0])
-                                | (prices > -CHOOSE * scale))
+        chosen = np.flatnonzero(point.mass() > CHOOSE * self.weights.shape[0])
         self.pricer.chosen[:] = False
         self.pricer.chosen[chosen] = True
         self.master.start(point, chosen)
