@@ -17,7 +17,8 @@ diagonal plus ``sum_y kappa_y q_y q_y' - rho_y r_y r_y'``: two N x |Y| products,
 a step and ``O(N |Y|)`` memory, where HiGHS's interior point (IPX) on the same LP factors the
 dense per-block products. Measured in one run (issue 12, N = 200, Dirichlet(5) prior, random
 gain, eps = 1): 0.57 s and 50 steps here with BLAS in one thread (1.45 s with two: the race runs
-it in one), 13.1 s for IPX on the compact LP
+it in one), 13.1 s for IPX on the compact LP; 0.45-0.49 s and 53 steps since the refinement is
+conditional (:data:`REFINE_BELOW`)
 (:func:`pmldesign.design.formulation.compact_lp.solve_compact`).
 
 Its point is not a certificate: :mod:`.linear_gain` uses it to choose the outputs of its first

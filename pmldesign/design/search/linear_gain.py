@@ -111,14 +111,14 @@ RACE_LATE = 0.5
 PRUNE_MIN = 8
 PRUNE_SHARE = 0.25
 #: From ``INTERIOR_MIN`` to ``INTERIOR_MAX`` outputs the second racer is the interior racer
-#: (module docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 40-100 steps, ``O(N^2)``
-#: memory); elsewhere the unscaled master. Measured (issue 12, Dirichlet(5) seed 1, fixed prior
-#: unless stated, BLAS in one thread, one fresh process each; BENCHMARKS.md, "The interior
-#: racer"): N = 200 unscaled -> interior racer: random 2.1 -> 1.05 s, (x - y)^2 1.25 -> 0.95 s
-#: (eps 1) and 2.4 -> 1.2 s (eps 2), |x - y| at eps 2 1.1 -> 1.0 s; N = 400: random 12.6 ->
-#: 3.5-3.7 s, (x - y)^2 at eps 0.5 8.0 -> 3.4-3.6 s and at eps 2 12.5 -> 5.3-5.7 s, but
-#: (x - y)^2 at eps 1 3.8 -> 5.3-6.0 s; N = 100 designs end before the race starts. At
-#: N = 1000 (random, eps 1) neither ends within 250 s.
+#: (module docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 50-200 steps, ``O(N^2)``
+#: memory); elsewhere the unscaled master. Measured (issue 12, one fresh process each, BLAS in
+#: one thread; BENCHMARKS.md, "The interior racer" and "The interior point to a relative gap"):
+#: N = 200 unscaled -> interior racer (Dirichlet(5) seed 1): random 2.1 -> 1.05 s, (x - y)^2
+#: 2.4 -> 1.2 s at eps 2; N = 400, three gains x eps 0.5-3 x five priors (fixed and ball):
+#: 0.09-7.8 s, where the unscaled racer took up to 65 s and over 120 s once; N = 1000: random,
+#: (x - y)^2 and |x - y| at eps 1-2 29-79 s (over 250 s before). N = 100 designs end before the
+#: race starts.
 INTERIOR_MIN = RACE_MIN
 INTERIOR_MAX = 1200
 #: An interior racer starts from the outputs with mass above ``CHOOSE * N`` at the interior
