@@ -249,7 +249,7 @@ class _Newton:
 
 def _largest(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest step in [0, 1] keeping ``x + step dx >= 0`` (``x > 0``)."""
-    shrink = float(np.max(np.divide(dx, x).__neg__()))
+    shrink = -float((dx / x).min())
     return 1.0 if shrink <= 1.0 else 1.0 / shrink
 
 
