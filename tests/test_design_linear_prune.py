@@ -83,7 +83,7 @@ def test_no_pruning_below_the_thresholds(monkeypatch):
 
 
 @pytest.mark.parametrize(("prior_kind", "kind", "eps", "radius"),
-                         [("uniform", "square", 1.0, 0.0), ("dirichlet", "square", 2.0, 0.3),
+                         [("uniform", "square", 2.0, 0.0), ("dirichlet", "square", 2.0, 0.3),
                           ("dirichlet", "absolute", 2.0, 0.5)])
 def test_designs_that_prune_keep_the_compact_optimum_and_exact_feasibility(
         monkeypatch, prior_kind, kind, eps, radius):

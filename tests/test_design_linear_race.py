@@ -9,7 +9,7 @@ import threading
 import exact_oracle
 import numpy as np
 import pytest
-from design_checks import problem
+from design_checks import assert_matches_compact, problem
 
 import pmldesign as pml
 from pmldesign._errors import SolverError
@@ -156,3 +156,53 @@ def test_a_dense_master_lifts_the_batch_cap(used, batch):
     entering = pricer.price(np.zeros(n), 1.0, math.inf).columns
     assert len(entering) == batch
     assert base.chosen.sum() == linear_gain.FIRST  # the fork has its own record
+
+
+def test_the_second_racer_is_dense_from_a_quarter_of_the_outputs_in_budget():
+    """The cone's budget (b + d) / a bounds sum_y max_x P(y|x); from DENSE_START * N on (and
+    N <= DENSE_MAX) the second racer holds every output."""
+    n = 120
+    prior = np.full(n, 1.0 / n)
+    edge = math.log(linear_gain.DENSE_START * n)  # e^eps = DENSE_START * N
+    assert linear_gain._rival(n, make_cone(prior, edge + 1e-9, 0.0, n)) == "dense"
+    assert linear_gain._rival(n, make_cone(prior, edge - 1e-9, 0.0, n)) == "interior"
+    assert linear_gain._rival(linear_gain.DENSE_MAX + 1, make_cone(
+        np.full(linear_gain.DENSE_MAX + 1, 1.0 / (linear_gain.DENSE_MAX + 1)), 8.0, 0.0,
+        linear_gain.DENSE_MAX + 1)) == "interior"
+    assert linear_gain._rival(linear_gain.INTERIOR_MAX + 1, make_cone(
+        np.full(linear_gain.INTERIOR_MAX + 1, 1.0 / (linear_gain.INTERIOR_MAX + 1)), 1.0, 0.0,
+        linear_gain.INTERIOR_MAX + 1)) == "unscaled"
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+@pytest.mark.parametrize("radius", [0.0, 0.3])
+def test_a_dense_racer_alone_solves_the_compact_lp_in_one_round(monkeypatch, kind, radius):
+    n, eps = 30, 3.0
+    prior, gain = _problem(n, kind)
+    radius *= prior.min()
+    cone = make_cone(prior, eps, radius, n)
+    pruned = []
+    prune = linear_gain._Restricted.prune
+    monkeypatch.setattr(linear_gain._Restricted, "prune",
+                        lambda self: pruned.append(True) or prune(self))
+    racer = linear_gain._Racer(prior[:, None] * gain, cone,
+                               linear_gain._OutputPricer(prior[:, None] * gain, cone), True,
+                               None, dense=True)
+    racer.run(math.inf, math.inf, None, [])
+    reference = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex")
+    assert racer.master.presolve == "off" and racer.master.rounds == 1
+    assert sorted(racer.master.outputs) == list(range(n))
+    assert not pruned  # no round follows: no output leaves
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference.value) <= 1e-9 * max(1.0, abs(reference.value))
+    assert racer.search.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+def test_designs_raced_against_a_dense_racer_are_exact(racing, kind):
+    n, eps = 30, 3.0  # e^3 = 20 >= DENSE_START * 30
+    prior, gain = _problem(n, kind)
+    assert linear_gain._rival(n, make_cone(prior, eps, 0.0, n)) == "dense"
+    result = pml.design(prior, eps, gain=gain)
+    assert_matches_compact(result, prior, gain, eps, 0.0)
+    assert "on every output" in result.method

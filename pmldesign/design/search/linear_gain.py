@@ -27,10 +27,13 @@ when the first (HiGHS's scaled master from the best single output) is not done w
 :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual interior
 point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover from it on
 the outputs it uses (:meth:`_Restricted.start`) and output generation from that basis, with the
-interior point's exactly priced bound; elsewhere, or when the interior point does not converge,
-the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
-paths on these degenerate LPs and neither is faster on every instance). Which optimum is
-returned (when the LP has several) can then depend on timing; its value and certificate do not.
+interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
+:data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
+start and without presolve, which joins at once. Elsewhere, or when the interior point does not
+converge, the second racer is the master without HiGHS's matrix scaling (HiGHS with and
+without scaling take very different paths on these degenerate LPs and neither is faster on
+every instance). Which optimum is returned (when the LP has several) can then depend on timing;
+its value and certificate do not.
 
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
 optimum (weak Lagrangian duality, :mod:`.cone_pricing`), with ``h_y`` computed exactly by
@@ -129,6 +132,24 @@ INTERIOR_MAX = 1200
 #: for the others.
 CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
+#: Near eps_max most outputs carry mass at the optimum and the compact LP over every output is
+#: easy, so from :data:`RACE_MIN` to ``DENSE_MAX`` outputs, when the cone's budget
+#: ``(b + d) / a`` (every mechanism in the cone has ``sum_y max_x P(y|x) <= (b + d) / a``, so an
+#: optimum that spends it uses at least that many outputs) is at least ``DENSE_START`` times N,
+#: the second racer is a *dense racer*: the master over every output, from the start, without
+#: presolve and without highspy's interrupt callback (:meth:`_Restricted.cancel`). Measured
+#: (issue 12, Dirichlet(5) seed 1 and uniform priors, (x - y)^2, |x - y|, random and identity
+#: gains, fixed prior, best of 2 in one process, ``pml.design`` against the faster of HiGHS
+#: simplex and IPM on the compact LP; BENCHMARKS.md, "A dense racer near eps_max"): eps = 4,
+#: ratio 1.75 -> 0.96 at most at N = 100 and 1.49 -> 0.97 at N = 200; eps = 5, N = 200,
+#: (x - y)^2 and |x - y| 0.86-1.11 -> 0.39-0.66. Alone, the dense master solves in 0.005-0.09 s
+#: at N = 100 and eps 3-5 where the compact LP takes 0.05-0.15 s, but output generation is the
+#: faster on the identity and random gains at eps 3 (0.04 / 0.11 s against 0.16 / 0.12 s), and
+#: at N = 200 and eps = 5 one random gain takes the dense master 42 s: hence a race, not a
+#: choice. Below a quarter (N = 100, eps = 3) the race measured no better than output
+#: generation alone.
+DENSE_START = 0.25
+DENSE_MAX = 200
 
 
 class _Restricted:
@@ -142,7 +163,8 @@ class _Restricted:
     """
 
     def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool = True,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, presolve: bool = True,
+                 callback: bool = True) -> None:
         import highspy
 
         self.highspy = highspy
@@ -158,9 +180,18 @@ class _Restricted:
             solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
         solver.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.scaled = scaled
+        # presolve runs only on a cold first solve; on the master over every output it costs
+        # 20 ms at N = 100 and 0.1 s at N = 200 and saves nothing (issue 12, :data:`DENSE_START`)
+        self.presolve = "choose" if presolve else "off"
+        solver.setOptionValue("presolve", self.presolve)
         if not scaled:
             solver.setOptionValue("simplex_scale_strategy", 0)
-        if stop is not None:  # another thread may end a solve: cancelSolve()
+        # another thread may end a solve (cancel): highspy's interrupt callback is Python called
+        # at every simplex iteration, so it waits for the GIL whenever the other thread runs
+        # Python (measured, issue 12, N = 100, (x - y)^2 at eps 3: a master over every output
+        # solves in 0.085 s alone or beside output generation without it, 0.10-0.12 s with it)
+        self.callback = callback
+        if stop is not None and callback:
             solver.HandleUserInterrupt = True
         self.stop = stop
         empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
@@ -222,7 +253,7 @@ class _Restricted:
         solver.setOptionValue("presolve", "off")
         solver.run()
         solver.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
-        solver.setOptionValue("presolve", "choose")
+        solver.setOptionValue("presolve", self.presolve)
         at = np.searchsorted(point.outputs, outputs)
         columns = np.concatenate([point.excess[at], point.low[at, None], point.width[at, None]],
                                  axis=1)
@@ -242,7 +273,6 @@ class _Restricted:
     def solve(self, seconds: float | None) -> bool:
         """Re-solve (warm after the first round); True when HiGHS reports an optimum, False when
         ``seconds`` ran out first. Raises :class:`SolverError` when HiGHS fails otherwise."""
-        optimal = self.highspy.HighsModelStatus.kOptimal
         solver = self.solver
         start = time.perf_counter()
         end = math.inf if seconds is None else start + seconds
@@ -252,25 +282,23 @@ class _Restricted:
             solver.setOptionValue("presolve", "off")
             solver.setOptionValue("simplex_strategy", 4)
             self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
-            solver.run()
-            solved = solver.getModelStatus() == optimal
+            solved = self._run()
             if solved:
                 self.slowest = max(self.slowest, time.perf_counter() - start)
             else:  # stalled: dual simplex from the basis reached (no presolve)
                 solver.setOptionValue("simplex_strategy", 1)
         if not solved and time.perf_counter() < end and not self._stopped():
             self._limit(end - time.perf_counter())
-            solver.run()
+            solved = self._run()
             if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
                 # the LP always holds the constant columns: "infeasible" is HiGHS's presolve
                 # misjudging a near-zero cap coefficient (measured: a box with slack 1e-9 at
                 # eps = 0); solve it without presolve
                 solver.setOptionValue("presolve", "off")
-                solver.run()
-            solved = solver.getModelStatus() == optimal
+                solved = self._run()
             if not self.rounds:
                 self.slowest = time.perf_counter() - start
-        solver.setOptionValue("presolve", "choose")
+        solver.setOptionValue("presolve", self.presolve)
         self.rounds += 1
         if not solved:
             if (solver.getModelStatus() in (self.highspy.HighsModelStatus.kTimeLimit,
@@ -312,13 +340,11 @@ class _Restricted:
         if dead.sum() < least:
             return none
         basis = self.solver.getBasis()
-        status = self.highspy.HighsBasisStatus
-        basic = int(status.kBasic)
-        columns = np.array([int(s) for s in basis.col_status])
-        rows = np.array([int(s) for s in basis.row_status])
+        columns, rows = _statuses(basis.col_status), _statuses(basis.row_status)
+        basic = self.highspy.HighsBasisStatus.kBasic.value
         total, m = len(self.outputs), len(self.capped) + 1  # rows per block
-        held = ((columns.reshape(total, n + 2)[: self.solved] == basic).sum(axis=1)
-                + (rows[n:].reshape(total, m)[: self.solved] == basic).sum(axis=1))
+        held = ((columns[0].reshape(total, n + 2)[: self.solved] == basic).sum(axis=1)
+                + (rows[0][n:].reshape(total, m)[: self.solved] == basic).sum(axis=1))
         drop = np.flatnonzero(dead & (held == m))
         if drop.size < least:
             return none
@@ -331,8 +357,8 @@ class _Restricted:
                                np.flatnonzero(gone_columns).astype(np.int32))
         self.solver.deleteRows(int(gone_rows.sum()), np.flatnonzero(gone_rows).astype(np.int32))
         rest = self.highspy.HighsBasis()
-        rest.col_status = [status(int(v)) for v in columns[~gone_columns]]
-        rest.row_status = [status(int(v)) for v in rows[~gone_rows]]
+        rest.col_status = columns[1][~gone_columns].tolist()
+        rest.row_status = rows[1][~gone_rows].tolist()
         rest.valid = True
         self.solver.setBasis(rest)
         keep = np.ones(total, dtype=bool)
@@ -342,6 +368,24 @@ class _Restricted:
         self.solution = blocks[keep[: self.solved]].ravel()
         self.solved -= drop.size
         return outputs[drop]
+
+    def _run(self) -> bool:
+        """One HiGHS run, unless the stop event is set: checked after the run's time limit was
+        set, so a :meth:`cancel` in between is not lost. True when HiGHS reports an optimum."""
+        if self._stopped():
+            return False
+        self.solver.run()
+        return self.solver.getModelStatus() == self.highspy.HighsModelStatus.kOptimal
+
+    def cancel(self) -> None:
+        """End a run in another thread, once the stop event is set: through highspy's interrupt
+        callback, or (without it) by setting HiGHS's time limit to 0. A running simplex reads its
+        options as it goes (not a documented interface: measured with highspy 1.16, it stops
+        within 7 ms); were it not read, the run would end on its own and only time is lost."""
+        if self.callback:
+            self.solver.cancelSolve()
+        else:
+            self.solver.setOptionValue("time_limit", 0.0)
 
     def _stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
@@ -359,6 +403,16 @@ class _Restricted:
         mechanism = np.zeros((n, n))
         mechanism[:, self.outputs[: self.solved]] = (blocks[:, :n] + blocks[:, n][:, None]).T
         return mechanism
+
+
+def _statuses(statuses: list) -> tuple[np.ndarray, np.ndarray]:
+    """HiGHS basis statuses as codes (int8) and as an object array of the same statuses, to
+    index and hand back (measured, issue 12: 20,000 statuses in 3.5 ms, against 13 ms through
+    ``int`` and the enum's constructor)."""
+    objects = np.empty(len(statuses), dtype=object)
+    objects[:] = statuses
+    codes = np.fromiter((s.value for s in statuses), dtype=np.int8, count=len(statuses))
+    return codes, objects
 
 
 def _uncapped(cone: Cone) -> np.ndarray:
@@ -416,10 +470,13 @@ class _OutputPricer:
         return twin
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
-        if self.master is not None:  # outputs that left the master may enter again
-            self.chosen[self.master.prune()] = False
         prices = _prices(duals, self.weights, self.cone)
-        violated = np.nonzero((prices > GAP * max(1.0, abs(value))) & ~self.chosen)[0]
+        positive = prices > GAP * max(1.0, abs(value))
+        if self.master is not None and (positive & ~self.chosen).any():
+            # only when another round follows (a 100-output master takes 16 ms to shed its
+            # blocks); outputs that leave the master may enter again
+            self.chosen[self.master.prune()] = False
+        violated = np.flatnonzero(positive & ~self.chosen)
         batch = math.ceil(GROWTH * self.chosen.sum())
         if self.master is None or self.master.used < DENSE * self.master.solved:
             batch = min(BATCH, batch)
@@ -478,6 +535,8 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
 
 def _name(racer: _Racer) -> str:
     name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
+    if racer.dense:
+        return name + " on every output"
     return name + " from an interior point" if racer.interior else name
 
 
@@ -493,11 +552,13 @@ class _Racer:
     starts from the outputs it uses, at the basis of its crossover, with its certified bound."""
 
     def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
-                 stop: threading.Event | None, interior: bool = False) -> None:
-        self.weights, self.cone, self.interior = weights, cone, interior
-        self.master = _Restricted(weights, cone, scaled, stop)
+                 stop: threading.Event | None, interior: bool = False,
+                 dense: bool = False) -> None:
+        self.weights, self.cone, self.interior, self.dense = weights, cone, interior, dense
+        self.master = _Restricted(weights, cone, scaled, stop, presolve=not dense,
+                                  callback=not dense)
         self.pricer = pricer.fork(self.master)
-        if not interior:
+        if not (interior or dense):
             self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
@@ -507,6 +568,9 @@ class _Racer:
         try:
             if self.interior:
                 fallback = min(fallback, self._start(deadline, stop))
+            elif self.dense:  # in this thread: the other racer starts at once
+                self.pricer.chosen[:] = True
+                self.master.add(np.arange(self.weights.shape[0]))
             self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
                                             relative=True, stop=stop, enough=CLOSE)
         except BaseException as error:  # noqa: BLE001 - handed to the calling thread by _race
@@ -517,7 +581,7 @@ class _Racer:
         if stop is not None and (self.search.status == "optimal" or failed):
             stop.set()
             for rival in rivals:
-                rival.master.solver.cancelSolve()
+                rival.master.cancel()
 
     def _start(self, deadline: float, stop: threading.Event | None) -> float:
         """Start the master at an interior point (class docstring); returns the certified bound
@@ -540,21 +604,32 @@ class _Racer:
         return bound(point.multipliers, prices, self.weights, self.cone)
 
 
+def _rival(n: int, cone: Cone) -> str:
+    """The second racer for ``n`` outputs: ``"dense"`` (:data:`DENSE_START`), ``"interior"``
+    (:data:`INTERIOR_MIN`) or ``"unscaled"``."""
+    if RACE_MIN <= n <= DENSE_MAX and cone.b + cone.d >= DENSE_START * n * cone.a:
+        return "dense"
+    return "interior" if INTERIOR_MIN <= n <= INTERIOR_MAX else "unscaled"
+
+
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool) -> list[_Racer]:
-    """The scaled master alone, or (``race``) it and, from :data:`RACE_LATE` seconds on (or
-    once it failed), the unscaled one in a second thread until one proves its optimum
-    (:data:`RACE_MIN`). A racer's :class:`SolverError` is raised when no racer solved a master;
-    any other error of a racer is raised in the calling thread."""
+    """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
+    second thread, from :data:`RACE_LATE` seconds on (a dense racer at once; any racer once
+    the first failed), until one proves its optimum (:data:`RACE_MIN`). A racer's
+    :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
+    raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
     if not race:
         racers = [_Racer(weights, cone, pricer, True, None)]
         racers[0].run(deadline, fallback, None, [])
         return racers
     stop = threading.Event()
-    interior = INTERIOR_MIN <= len(weights) <= INTERIOR_MAX
+    rival = _rival(len(weights), cone)
+    dense = rival == "dense"
     racers = [_Racer(weights, cone, pricer, True, stop),
-              _Racer(weights, cone, pricer, interior, stop, interior=interior)]
+              _Racer(weights, cone, pricer, rival != "unscaled", stop,
+                     interior=rival == "interior", dense=dense)]
     threads = [threading.Thread(target=racer.run, daemon=True,
                                 args=(deadline, fallback, stop,
                                       [r for r in racers if r is not racer]))
@@ -566,7 +641,7 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
         with threadpool_limits(limits=1, user_api="blas"):
             threads[0].start()
-            threads[0].join(RACE_LATE)
+            threads[0].join(0.0 if dense else RACE_LATE)
             if not stop.is_set() and (threads[0].is_alive()
                                       or isinstance(racers[0].error, SolverError)):
                 threads[1].start()
@@ -576,7 +651,7 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
     finally:  # e.g. KeyboardInterrupt: stop both
         stop.set()
         for racer in racers:
-            racer.master.solver.cancelSolve()
+            racer.master.cancel()
     for racer in racers:  # a bug, an interrupt or memory: never swallowed
         if racer.error is not None and not isinstance(racer.error, SolverError):
             raise racer.error
