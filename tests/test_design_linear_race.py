@@ -158,7 +158,7 @@ def test_a_dense_master_lifts_the_batch_cap(used, batch):
     assert base.chosen.sum() == linear_gain.FIRST  # the fork has its own record
 
 
-def test_the_second_racer_is_dense_from_a_quarter_of_the_outputs_in_budget():
+def test_the_second_racer_is_dense_from_dense_start_outputs_in_budget():
     """The cone's budget (b + d) / a bounds sum_y max_x P(y|x); from DENSE_START * N on (and
     N <= DENSE_MAX) the second racer holds every output."""
     n = 120
