@@ -206,3 +206,29 @@ def test_designs_raced_against_a_dense_racer_are_exact(racing, kind):
     result = pml.design(prior, eps, gain=gain)
     assert_matches_compact(result, prior, gain, eps, 0.0)
     assert "on every output" in result.method
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("eps", [0.5, 2.0, 4.0])
+def test_the_budget_bounds_every_feasible_mechanisms_sum_of_column_maxima(radius, eps):
+    """The dense racer's rule reads (b + d) / a as a bound on sum_y max_x P(y|x): checked on
+    mechanisms the rational oracle finds feasible (the compact LP's optimum for three gains,
+    randomized response) for a fixed prior and balls up to radius min P."""
+    n = 12
+    prior, _ = _problem(n, "random")
+    radius *= prior.min()
+    cone = make_cone(prior, eps, radius, n)
+    budget = (cone.b + cone.d) / cone.a
+    accept = lambda m: exact_oracle.within(m, prior, eps, radius)  # noqa: E731
+    mechanisms = []
+    for kind in ("identity", "square", "random"):
+        gain = _problem(n, kind)[1]
+        raw = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex").mechanism
+        mechanisms.append(exact_oracle.mixed_until_feasible(raw, accept))
+    for keep in np.linspace(0.0, 1.0, 41):  # randomized response, the most it can keep
+        response = np.full((n, n), (1.0 - keep) / n) + keep * np.eye(n)
+        if accept(response):
+            mechanisms.append(response)
+    assert len(mechanisms) > 3
+    for mechanism in mechanisms:
+        assert mechanism.max(axis=0).sum() <= budget * (1.0 + 1e-12)

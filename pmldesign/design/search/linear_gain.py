@@ -134,14 +134,17 @@ CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
 #: Near eps_max most outputs carry mass at the optimum and the compact LP over every output is
 #: easy, so from :data:`RACE_MIN` to ``DENSE_MAX`` outputs, when the cone's budget
-#: ``(b + d) / a`` (every mechanism in the cone has ``sum_y max_x P(y|x) <= (b + d) / a``, so an
-#: optimum that spends it uses at least that many outputs) is at least ``DENSE_START`` times N,
-#: the second racer is a *dense racer*: the master over every output, from the start, without
-#: presolve and without highspy's interrupt callback (:meth:`_Restricted.cancel`). Measured
+#: ``(b + d) / a`` is at least ``DENSE_START`` times N (with ``d >= 0`` every mechanism in the
+#: cone has ``sum_y max_x P(y|x) <= (b + d) / a``: sum the caps over the columns, with
+#: ``sum_y <nu, c_y> = 1`` and ``sum_y min c_y <= 1``; so an optimum that spends it uses at least
+#: that many outputs; for a fixed prior, whose cap is ``(1, e^eps, 0)`` by Lemma 1 of [15],
+#: it is e^eps), the second racer is a *dense racer*: the master over every output, from the
+#: start, without presolve and without highspy's interrupt callback (:meth:`_Restricted.cancel`).
+#: Measured
 #: (issue 12, Dirichlet(5) seed 1 and uniform priors, (x - y)^2, |x - y|, random and identity
 #: gains, fixed prior, best of 2 in one process, ``pml.design`` against the faster of HiGHS
 #: simplex and IPM on the compact LP; BENCHMARKS.md, "A dense racer near eps_max"): eps = 4,
-#: ratio 1.75 -> 0.96 at most at N = 100 and 1.49 -> 0.97 at N = 200; eps = 5, N = 200,
+#: ratio 1.75 -> 0.97 at most at N = 100 and 1.49 -> 0.97 at N = 200; eps = 5, N = 200,
 #: (x - y)^2 and |x - y| 0.86-1.11 -> 0.39-0.66. Alone, the dense master solves in 0.005-0.09 s
 #: at N = 100 and eps 3-5 where the compact LP takes 0.05-0.15 s, but output generation is the
 #: faster on the identity and random gains at eps 3 (0.04 / 0.11 s against 0.16 / 0.12 s), and
