@@ -7,7 +7,9 @@ fixed prior and the l1 ball of radius min prior: every family x (fixed, ball) at
 eps_max (6.3 at N = 100, 7.0 at N = 200, where most outputs carry mass), at eps = 4 and 5 (where
 the dense racer of linear_gain joins).
 
-Ours: ``pml.design`` (output generation, pmldesign.design.search.linear_gain). Baselines at
+Ours: ``pml.design`` (output generation, pmldesign.design.search.linear_gain; for the identity,
+a diagonal gain, the closed forms of pmldesign.design.math.diagonal_gain where exact pricing
+certifies them: the method column says which ran). Baselines at
 N = 100 and 200: the compact LP over every output (``compact_lp.solve_compact``) solved by HiGHS
 simplex and by HiGHS interior point + crossover, both timed in the same run right after ours (one
 run of ours, two rows: the ratio to each), after one small call of each so that neither pays the

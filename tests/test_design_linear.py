@@ -180,8 +180,11 @@ def test_time_limit_holds_at_large_n(utility):
 
 def test_method_and_status_say_what_ran():
     prior = np.random.default_rng(1).dirichlet(np.ones(30))
-    result = pml.design(prior, 1.0, gain=np.eye(30))
+    result = pml.design(prior, 1.0, gain=np.random.default_rng(2).random((30, 30)))
     assert result.method.startswith("output generation") and result.status == "optimal"
     assert result.exact
+    identity = pml.design(prior, 1.0, gain=np.eye(30))
+    assert identity.method.startswith("closed form: a fractional knapsack")
+    assert identity.status == "optimal" and identity.exact
     mi = pml.design(prior[:6] / prior[:6].sum(), 0.5)
     assert mi.method.startswith("column generation") and mi.status == "optimal" and mi.exact

@@ -21,7 +21,7 @@ from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .repair import Finalized, finalize, guarantee
 from .search.cone_pricing import make_cone
-from .search.linear_gain import solve_linear_gain
+from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
@@ -51,8 +51,10 @@ class DesignResult(Result):
     method : str
         What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
         box or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
-        vertex set) or "closed form" (the answer without a search, e.g. the
-        unconstrained optimum when eps is large enough), then the details (e.g. "output
+        vertex set) or "closed form" (the answer without a search: the unconstrained optimum
+        when eps is large enough, or for a diagonal gain such as the identity on a prior, ball
+        or box the fractional knapsack or randomized response of :mod:`.diagonal_gain` when
+        exact pricing certifies it), then the details (e.g. "output
         generation: compact LP over 116 of 200 outputs (HiGHS unscaled, raced against HiGHS,
         23 rounds)": the solver whose optimum is returned and its rounds; from N = 100 on two
         or more cores, a search longer than half a second races two masters,
@@ -131,7 +133,10 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
     prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
-    generation (:mod:`.linear_gain`), on a vertex set the compact LP of :mod:`.set_lp`; mutual
+    generation (:mod:`.linear_gain`), unless the gain is diagonal (the identity ``P(Y = X)``,
+    any gain constant off the diagonal of each row) and a closed form of
+    :mod:`.diagonal_gain` is certified optimal; on a vertex set the compact LP of
+    :mod:`.set_lp`; mutual
     information runs column generation over lift vectors (:mod:`.mutual_information`,
     docs/extremal.md Sec. 4; on a vertex or box set over the enumerated vertices of
     :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core
@@ -367,7 +372,10 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
 
     The unconstrained optimum (every input to an output of largest gain) bounds every design.
     When its certified leakage is within eps (always from the set's eps_max on) the PML
-    constraint is inactive and it is the answer. Otherwise the LP (:mod:`.linear_gain`); for
+    constraint is inactive and it is the answer. A diagonal gain (the identity) is then tried
+    as a fractional knapsack or randomized response (:mod:`.diagonal_gain`, kept when exact
+    pricing certifies it).
+    Otherwise the LP (:mod:`.linear_gain`); for
     eps beyond :data:`LP_EPS_MAX`, or when HiGHS fails (e.g. priors with 1e-12 entries), the
     unconstrained optimum made feasible (:func:`_large_eps` under LDP, else the repair of
     :func:`.repair.finalize`), with the unconstrained value as upper bound. A time limit that
@@ -382,9 +390,15 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
             "e.g. eps >= epsilon_max: the PML constraint is inactive)"
         ), "optimal"
     if eps <= LP_EPS_MAX:
+        weights, cone = prior[:, None] * gain, _cone(prior, eps, radius, ldp, prior_set)
+        diagonal = solve_diagonal_gain(weights, cone)
+        if diagonal is not None:
+            return diagonal.mechanism, diagonal.upper_bound, (
+                f"closed form: {diagonal.solver} for a diagonal gain (the identity and its "
+                "weighted forms), its bound certified by exact pricing over every output"
+            ), "optimal"
         try:
-            solution = solve_linear_gain(prior[:, None] * gain,
-                                         _cone(prior, eps, radius, ldp, prior_set), time_limit)
+            solution = solve_linear_gain(weights, cone, time_limit)
             method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
                       f"outputs ({solution.solver}, {solution.rounds} "
                       f"round{'s' if solution.rounds != 1 else ''})")

@@ -54,6 +54,7 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
+from ..math.diagonal_gain import diagonal_values, knapsack, randomized_response
 from ..math.feasible import Cone
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price
@@ -536,6 +537,43 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
         solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
                                 if len(racers) == 2 else ""),
     )
+
+
+def solve_diagonal_gain(weights: np.ndarray, cone: Cone) -> LinearSolution | None:
+    """The optimum for a diagonal gain (the identity and its weighted forms) without an LP: the
+    first candidate of :mod:`.diagonal_gain` (the fractional knapsack, then randomized response)
+    whose bound, priced exactly over every output (:func:`.cone_pricing.bound`), meets its value
+    (relative :data:`GAP`); ``None`` when none does (or the gain is not diagonal), and the LP
+    decides. ``solver`` names the candidate.
+
+    Examples
+    --------
+    >>> from .cone_pricing import make_cone
+    >>> prior = np.full(4, 0.25)
+    >>> s = solve_diagonal_gain(prior[:, None] * np.eye(4), make_cone(prior, np.log(2), 0.0, 4))
+    >>> s.value, s.upper_bound >= s.value, s.status, s.outputs, s.solver  # two leaders
+    (0.5, True, 'optimal', 2, 'a fractional knapsack')
+    >>> ball = make_cone(prior, np.log(2), 0.5, 4)
+    >>> s = solve_diagonal_gain(prior[:, None] * np.eye(4), ball)
+    >>> round(s.value, 12), s.outputs, s.solver
+    (0.4, 4, 'randomized response')
+    """
+    values = diagonal_values(weights)
+    if values is None:
+        return None
+    for candidate in (knapsack(values, cone), randomized_response(values, cone)):
+        if candidate is None:
+            continue
+        value = float((weights * candidate.mechanism).sum())
+        upper_bound = bound(candidate.multipliers,
+                            _prices(candidate.multipliers, weights, cone), weights, cone)
+        if upper_bound - value <= GAP * max(1.0, abs(value)):
+            return LinearSolution(
+                mechanism=candidate.mechanism, value=value,
+                upper_bound=max(upper_bound, value), status="optimal",
+                outputs=int(np.count_nonzero(candidate.mechanism.max(axis=0) > 0)), rounds=0,
+                solver=candidate.name)
+    return None
 
 
 def _name(racer: _Racer) -> str:
