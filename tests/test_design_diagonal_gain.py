@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pmldesign as pml
+from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.math.diagonal_gain import diagonal_values, knapsack, randomized_response
 from pmldesign.design.search.cone_pricing import make_cone
 
@@ -165,3 +166,18 @@ def test_the_knapsack_is_not_tried_where_its_scope_ends():
     assert diagonal_values(prior[:, None] * gain) is None
     assert not pml.design(prior, 1.0, gain=gain).method.startswith(KNAPSACK)
     assert not pml.design_ldp(prior, 1.0, gain=np.eye(4)).method.startswith(KNAPSACK)
+
+
+def test_out_of_time_before_the_bound_is_priced_the_candidate_comes_with_the_plain_bound():
+    """A time limit that runs out before the candidate's bound is priced: the candidate (here
+    optimal) with the bound of ``u_x = max_y W[x, y]``, the unconstrained value ``sum P = 1``;
+    not exact, status "time limit", still exactly feasible."""
+    n, eps = 30, 1.0
+    prior = np.random.default_rng(3).dirichlet(np.full(n, 5.0))
+    result = pml.design(prior, eps, gain=np.eye(n), time_limit=1e-9)
+    assert result.status == "time limit" and not result.exact
+    assert "out of time" in result.method
+    assert exact_oracle.within(result.mechanism, prior, eps)
+    assert result.upper_bound == pytest.approx(1.0, abs=1e-12)
+    best = solve_compact(prior[:, None] * np.eye(n), prior, eps, 0.0, None, "simplex").value
+    assert result.utility == pytest.approx(best, abs=1e-9)

@@ -28,7 +28,7 @@ def _problem(n: int, kind: str, seed: int = 2):
 def racing(monkeypatch):
     """Race from N = 2 and from the start, whatever the cores; the identity gain goes through
     the LP too, not the knapsack of :mod:`pmldesign.design.math.diagonal_gain`."""
-    monkeypatch.setattr(api, "solve_diagonal_gain", lambda weights, cone: None)
+    monkeypatch.setattr(api, "solve_diagonal_gain", lambda weights, cone, time_limit: None)
     monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
     monkeypatch.setattr(linear_gain, "RACE_LATE", 0.0)
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)

@@ -374,8 +374,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     When its certified leakage is within eps (always from the set's eps_max on) the PML
     constraint is inactive and it is the answer. A diagonal gain (the identity) is then tried
     as a fractional knapsack or randomized response (:mod:`.diagonal_gain`, kept when exact
-    pricing certifies it).
-    Otherwise the LP (:mod:`.linear_gain`); for
+    pricing certifies it). Otherwise the LP (:mod:`.linear_gain`); for
     eps beyond :data:`LP_EPS_MAX`, or when HiGHS fails (e.g. priors with 1e-12 entries), the
     unconstrained optimum made feasible (:func:`_large_eps` under LDP, else the repair of
     :func:`.repair.finalize`), with the unconstrained value as upper bound. A time limit that
@@ -391,12 +390,18 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         ), "optimal"
     if eps <= LP_EPS_MAX:
         weights, cone = prior[:, None] * gain, _cone(prior, eps, radius, ldp, prior_set)
-        diagonal = solve_diagonal_gain(weights, cone)
+        start = time.monotonic()
+        diagonal = solve_diagonal_gain(weights, cone, time_limit)
         if diagonal is not None:
             return diagonal.mechanism, diagonal.upper_bound, (
                 f"closed form: {diagonal.solver} for a diagonal gain (the identity and its "
-                "weighted forms), its bound certified by exact pricing over every output"
-            ), "optimal"
+                "weighted forms), " + ("its bound certified by exact pricing over every output"
+                                       if diagonal.status == "optimal" else
+                                       "out of time before its bound was priced: bounded by "
+                                       "the unconstrained value")
+            ), diagonal.status
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.monotonic() - start))
         try:
             solution = solve_linear_gain(weights, cone, time_limit)
             method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "

@@ -433,12 +433,16 @@ def _uncapped(cone: Cone) -> np.ndarray:
     return cone.b * cone.nu >= cone.a * (1.0 + 16.0 * np.finfo(float).eps)  # rounding margin
 
 
-def _prices(multipliers: np.ndarray, weights: np.ndarray, cone) -> np.ndarray:
-    """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs."""
+def _prices(multipliers: np.ndarray, weights: np.ndarray, cone,
+            deadline: float = math.inf) -> np.ndarray | None:
+    """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs;
+    ``None`` when ``deadline`` (``time.monotonic``) passes between two chunks."""
     n = weights.shape[0]
     step = max(1, PRICE_CHUNK // n)
     values = np.empty(n)
     for first in range(0, n, step):
+        if time.monotonic() > deadline:
+            return None
         block = weights[:, first:first + step]
         values[first:first + step] = -price(multipliers[:, None] - block, cone).value
     return values
@@ -539,12 +543,17 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     )
 
 
-def solve_diagonal_gain(weights: np.ndarray, cone: Cone) -> LinearSolution | None:
+def solve_diagonal_gain(weights: np.ndarray, cone: Cone,
+                        time_limit: float | None = None) -> LinearSolution | None:
     """The optimum for a diagonal gain (the identity and its weighted forms) without an LP: the
-    first candidate of :mod:`.diagonal_gain` (the fractional knapsack, then randomized response)
-    whose bound, priced exactly over every output (:func:`.cone_pricing.bound`), meets its value
-    (relative :data:`GAP`); ``None`` when none does (or the gain is not diagonal), and the LP
-    decides. ``solver`` names the candidate.
+    first candidate of :mod:`.diagonal_gain` whose bound, priced exactly over every output
+    (:func:`.cone_pricing.bound`), meets its value (relative :data:`GAP`); ``None`` when none
+    does (or the gain is not diagonal), and the LP decides. ``solver`` names the candidate.
+
+    Randomized response comes first where it applies and ``d > 0`` (there it is optimal, module
+    docstring of :mod:`.diagonal_gain`, and the knapsack often is not), else the knapsack. When
+    ``time_limit`` runs out before a bound is priced, the first candidate is returned with the
+    bound of the multipliers ``u_x = max_y W[x, y]`` and status ``"time limit"``.
 
     Examples
     --------
@@ -558,22 +567,39 @@ def solve_diagonal_gain(weights: np.ndarray, cone: Cone) -> LinearSolution | Non
     >>> round(s.value, 12), s.outputs, s.solver
     (0.4, 4, 'randomized response')
     """
+    deadline = time.monotonic() + (math.inf if time_limit is None else time_limit)
     values = diagonal_values(weights)
     if values is None:
         return None
-    for candidate in (knapsack(values, cone), randomized_response(values, cone)):
+    makers = (knapsack, randomized_response) if cone.d <= 0 else (randomized_response, knapsack)
+    first = None
+    for make in makers:  # one N x N candidate at a time
+        candidate = make(values, cone)
         if candidate is None:
             continue
-        value = float((weights * candidate.mechanism).sum())
-        upper_bound = bound(candidate.multipliers,
-                            _prices(candidate.multipliers, weights, cone), weights, cone)
+        first = first or candidate
+        value = _value(weights, candidate.mechanism)
+        prices = _prices(candidate.multipliers, weights, cone, deadline)
+        if prices is None:  # out of time: the first candidate, with the plain bound
+            return _diagonal(first, weights, bound(weights.max(axis=1), np.zeros(1), weights,
+                                                   cone), "time limit")
+        upper_bound = bound(candidate.multipliers, prices, weights, cone)
         if upper_bound - value <= GAP * max(1.0, abs(value)):
-            return LinearSolution(
-                mechanism=candidate.mechanism, value=value,
-                upper_bound=max(upper_bound, value), status="optimal",
-                outputs=int(np.count_nonzero(candidate.mechanism.max(axis=0) > 0)), rounds=0,
-                solver=candidate.name)
+            return _diagonal(candidate, weights, upper_bound, "optimal")
     return None
+
+
+def _value(weights: np.ndarray, mechanism: np.ndarray) -> float:
+    """``sum W * P`` without an N x N temporary."""
+    return float(np.einsum("xy,xy->", weights, mechanism))
+
+
+def _diagonal(candidate, weights: np.ndarray, upper_bound: float, status: str) -> LinearSolution:
+    value = _value(weights, candidate.mechanism)
+    return LinearSolution(mechanism=candidate.mechanism, value=value,
+                          upper_bound=max(upper_bound, value), status=status,
+                          outputs=int(np.count_nonzero(candidate.mechanism.max(axis=0) > 0)),
+                          rounds=0, solver=candidate.name)
 
 
 def _name(racer: _Racer) -> str:
