@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import exact_oracle
@@ -171,3 +172,29 @@ def test_cutting_to_the_caps_never_raises_a_columns_leakage(case):
             assert new is not None and new <= old
             if changed and exact_oracle.compare_log(old, eps + 1e-12) > 0:  # over: cut to cap
                 assert exact_oracle.compare_log(new, eps) <= 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), overshoot=st.sampled_from([1e-6, 1e-2, 0.5, 3.0]),
+       n=st.integers(2, 6))
+def test_the_first_mixing_weight_brings_a_fixed_priors_leakage_to_the_target(seed, overshoot,
+                                                                             n):
+    """repair._first_weight: mixing with ``1 q^T`` keeps every output's mass, so a column of
+    ratio r goes to ``1 + (1 - t)(r - 1)``; the weight it returns brings the exact worst ratio
+    (rational oracle) to ``e^target`` up to float rounding, from above or below."""
+    repair = importlib.import_module("pmldesign.design.repair")
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.ones(n))
+    prior /= prior.sum()
+    mechanism = rng.dirichlet(np.ones(n), size=n)
+    leak = exact_oracle.exact_log(exact_oracle.worst_ratio(
+        exact_oracle.leakage_ratios(mechanism, prior)))
+    if not leak > 1e-6:
+        return
+    target = leak / (1.0 + overshoot)
+    t = repair._first_weight(leak, target)
+    output = prior @ mechanism
+    mixed = (1 - t) * mechanism + t * np.outer(np.ones(n), output / output.sum())
+    reached = exact_oracle.exact_log(exact_oracle.worst_ratio(
+        exact_oracle.leakage_ratios(mixed, prior)))
+    assert reached == pytest.approx(target, rel=1e-9, abs=1e-12)
