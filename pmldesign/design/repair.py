@@ -46,14 +46,14 @@ LARGEST_EPS = 700.0
 
 
 #: The mixing search starts from the weight a fixed prior needs (:func:`_first_weight`), grows it
-#: by this factor until certified, then bisects until ``t`` is within
-#: ``min(MIX_PRECISION t, MIX_ABSOLUTE)`` of the smallest certified weight: mixing by ``t``
+#: by this factor until certified (or divides it while certified), then bisects until ``t`` is
+#: within ``min(MIX_PRECISION t, MIX_ABSOLUTE)`` of the smallest certified weight: mixing by ``t``
 #: moves the utility by at most ``t`` times the utility's range, so the excess costs at most
 #: 1e-12 of it, and a repair of rounding (``t`` about 1e-15 to 1e-12) mixes in at most a quarter
 #: more than it needs. Measured (issue 12): 20 certificates a repair instead of 45 with a
 #: precision of 1e-3 (at N = 100 and eps = 5 the repair took a fifth of the design's time);
 #: 18-40 -> 10-24 with 1/4 (N = 100-3000; on a ball at N = 3000 a certificate takes 0.16 s),
-#: -> 4-7 from the fixed prior's weight, growing by 4 instead of from 1e-16 by 16 (the same
+#: -> 5-7 from the fixed prior's weight, growing by 4 instead of from 1e-16 by 16 (the same
 #: instances; N = 3000 uniform ball, identity: 3.3 -> 1.5 s).
 MIX_GROWTH = 4.0
 MIX_PRECISION = 0.25
@@ -258,6 +258,8 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
         return (1.0 - t) * matrix + t * independent
 
     low, high = 0.0, _first_weight(leak, target)
+    if high >= 1.0:  # eps = 0: only the output-independent mechanism
+        return Finalized(independent, check(independent), 1.0)
     certified = check(mixed(high))
     while certified > target:  # grow until certified; low: the last weight that was not
         if high >= 1.0:
