@@ -168,6 +168,17 @@ def test_the_knapsack_is_not_tried_where_its_scope_ends():
     assert not pml.design_ldp(prior, 1.0, gain=np.eye(4)).method.startswith(KNAPSACK)
 
 
+def test_eps_ldp_on_a_uniform_prior_is_k_ary_randomized_response():
+    """eps-LDP is symmetric too: on a uniform prior the identity's optimum is k-RR,
+    ``P(y = x) = e^eps / (e^eps + N - 1)`` (the classic form, written here by hand)."""
+    n, eps = 5, 1.3
+    result = pml.design_ldp(np.full(n, 1.0 / n), eps, gain=np.eye(n))
+    assert result.method.startswith("closed form: randomized response")
+    assert result.exact
+    assert result.utility == pytest.approx(math.exp(eps) / (math.exp(eps) + n - 1), abs=1e-12)
+    assert exact_oracle.within_ldp(result.mechanism, eps)
+
+
 def test_out_of_time_before_the_bound_is_priced_the_candidate_comes_with_the_plain_bound():
     """A time limit that runs out before the candidate's bound is priced: the candidate (here
     optimal) with the bound of ``u_x = max_y W[x, y]``, the unconstrained value ``sum P = 1``;

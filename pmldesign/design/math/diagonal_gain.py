@@ -33,10 +33,10 @@ mechanism here (:func:`knapsack` returns ``None``) and the LP decides; when they
 mechanism's value meets the bound, which the caller checks by exact pricing.
 
 **Symmetric instances.** When ``nu`` is uniform and every ``v_y`` is the same (the identity on a
-uniform prior, its balls, a box with equal lower bounds) the feasible set and the utility are
-invariant under permuting inputs and outputs together, so averaging an optimum over those
-permutations gives an optimum of the form ``alpha I + beta (1 1^T - I)``: randomized response
-(:func:`randomized_response`), with the largest ``alpha`` its column allows,
+uniform prior, its balls, a box with equal lower bounds, eps-LDP) the feasible set and the
+utility are invariant under permuting inputs and outputs together, so averaging an optimum over
+those permutations gives an optimum of the form ``alpha I + beta (1 1^T - I)``: randomized
+response (:func:`randomized_response`), with the largest ``alpha`` its column allows,
 ``a alpha <= b / N + d beta``, ``beta = (1 - alpha) / (N - 1)``. Its dual is symmetric too:
 ``u = v alpha``. On balls of the uniform prior the knapsack's columns (no floor) fall short and
 randomized response (every column with floor ``beta``) is the optimum.
