@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import pmldesign as pml
 from pmldesign.design.formulation.compact_lp import solve_compact
-from pmldesign.design.math.diagonal_gain import diagonal_values, knapsack, randomized_response
+from pmldesign.design.math.diagonal_gain import diagonal_values, knapsack, symmetric
 from pmldesign.design.search.cone_pricing import make_cone
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
@@ -109,7 +109,7 @@ def test_a_ball_whose_optimum_needs_a_floor_falls_back_to_the_lp():
     weights = prior[:, None] * np.eye(n)
     cone = make_cone(prior, eps, radius, n)
     found = knapsack(np.diag(weights), cone)
-    assert found is not None and randomized_response(np.diag(weights), cone) is None
+    assert found is not None and symmetric(np.diag(weights), cone) is None
     assert linear_gain.solve_diagonal_gain(weights, cone) is None
     result = pml.design(prior, eps, gain=np.eye(n), radius=radius)
     assert result.method.startswith("output generation")

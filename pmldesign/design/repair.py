@@ -59,9 +59,10 @@ MIX_GROWTH = 4.0
 MIX_PRECISION = 0.25
 MIX_ABSOLUTE = 1e-12
 #: :func:`finalize` tries the cut to the caps only when mixing needs a weight above this: below,
-#: mixing costs at most 1e-10 of the utility's range, a tenth of the exactness gap of
-#: :func:`pmldesign.design` (rounding repairs of exact closed forms and of most LP optima need
-#: 1e-15 to 1e-12). Measured (issue 12): the cut's search costs as many certificates again
+#: mixing costs at most 1e-10 times the utility's range (max minus min gain), a tenth of the
+#: exactness gap of :func:`pmldesign.design` (1e-9 of ``max(1, |utility|)``) whenever that range
+#: is at most ``max(1, |utility|)`` (rounding repairs of exact closed forms and of most LP optima
+#: need 1e-15 to 1e-12). Measured (issue 12): the cut's search costs as many certificates again
 #: (before the search started from :func:`_first_weight`: 10-12 of 0.14-0.16 s at N = 3000 on
 #: a ball).
 CUT_FROM = 1e-10
@@ -285,8 +286,9 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
 
 def _first_weight(leak: float, target: float) -> float:
     """Where the mixing search starts: the weight that brings a column of ratio ``e^leak`` to
-    ``e^target``. Mixing keeps every output's mass under the prior (``<P, 1 q_y> = q_y``), so a
-    column's ratio ``r`` becomes ``1 + (1 - t)(r - 1)`` under a fixed prior, and
+    ``e^target``. A column's ratio is ``max c / <P, c>`` (Lemma 1 of [15]); mixing keeps every
+    output's mass under the prior (``<P, 1 q_y> = q_y``), so ``r`` becomes
+    ``1 + (1 - t)(r - 1)`` under a fixed prior, and
     ``t = (e^leak - e^target) / (e^leak - 1)``; the certificate's rounding allowance and other
     sets ask for a little more, which the search finds. At least 1e-16 (and 1e-16 for an
     infinite or undefined leak)."""

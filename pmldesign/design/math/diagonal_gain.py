@@ -7,8 +7,9 @@ to 1), so only the *values* ``v_y = W[y, y] - W[y, x != y]`` of the weights ``W 
 and the utility of column ``c_y`` is ``v_y c_y(y)``.
 
 Take the cone ``a max c <= b <nu, c> + d min c`` of a set with one cap row
-(:class:`.feasible.Cone`: fixed prior, l1 ball, box) with ``b > 0`` and ``d >= 0``, and write
-``t = a / b`` and ``w_y = max(t, nu_y)``.
+(:class:`.feasible.Cone`: fixed prior, Lemma 1 of [15]; l1 ball, Prop. 2 and eqs. (10)-(13) of
+003; box, Corollary 1 of 003) with ``b > 0`` and ``d >= 0``, and write ``t = a / b`` and
+``w_y = max(t, nu_y)``. The derivations below are ours (docs/extremal.md Sec. 3e).
 
 **Bound.** For ``lambda >= 0`` take the multipliers ``u = lambda nu + (v - lambda w)^+`` of
 the row sums. When ``d = 0`` every column of the cone has ``<nu, c> >= t max c >= t c_y`` and
@@ -36,7 +37,7 @@ mechanism's value meets the bound, which the caller checks by exact pricing.
 uniform prior, its balls, a box with equal lower bounds, eps-LDP) the feasible set and the
 utility are invariant under permuting inputs and outputs together, so averaging an optimum over
 those permutations gives an optimum of the form ``alpha I + beta (1 1^T - I)``: randomized
-response (:func:`randomized_response`), with the largest ``alpha`` its column allows,
+response (:func:`symmetric`), with the largest ``alpha`` its column allows,
 ``a alpha <= b / N + d beta``, ``beta = (1 - alpha) / (N - 1)``. Its dual is symmetric too:
 ``u = v alpha``. On balls of the uniform prior the knapsack's columns (no floor) fall short and
 randomized response (every column with floor ``beta``) is the optimum.
@@ -54,10 +55,12 @@ measured (N = 20-3000).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from .baselines import randomized_response
 from .feasible import Cone
 
 
@@ -160,17 +163,17 @@ def knapsack(values: np.ndarray, cone: Cone) -> Candidate | None:
                      name="a fractional knapsack")
 
 
-def randomized_response(values: np.ndarray, cone: Cone) -> Candidate | None:
-    """Randomized response with the largest diagonal ``alpha`` the cone allows (module
-    docstring, symmetric instances), or ``None`` unless ``nu`` is uniform and every value is
-    the same positive number (as floats).
+def symmetric(values: np.ndarray, cone: Cone) -> Candidate | None:
+    """Randomized response (:func:`.baselines.randomized_response`) with the largest diagonal
+    ``alpha`` the cone allows (module docstring, symmetric instances), or ``None`` unless ``nu``
+    is uniform and every value is the same positive number (as floats).
 
     Examples
     --------
     >>> from .feasible import cap_row
     >>> a, b, d = cap_row(np.log(2.0), 1.0, 0.25, 0.25)  # ball of radius 1/2, eps = log 2
-    >>> r = randomized_response(np.full(4, 0.25), Cone(a, b, d, np.full(4, 0.25)))
-    >>> r.mechanism[0]  # alpha = (b/N + d/3) / (a + d/3) = (1/2 + 1/6) / (3/2 + 1/6)
+    >>> r = symmetric(np.full(4, 0.25), Cone(a, b, d, np.full(4, 0.25)))
+    >>> np.round(r.mechanism[0], 12)  # alpha = (b/N + d/3) / (a + d/3) = (1/2 + 1/6) / (3/2 + 1/6)
     array([0.4, 0.2, 0.2, 0.2])
     >>> round(r.value, 12), np.round(r.multipliers, 12).tolist()  # N v alpha; u = v alpha
     (0.4, [0.1, 0.1, 0.1, 0.1])
@@ -181,8 +184,9 @@ def randomized_response(values: np.ndarray, cone: Cone) -> Candidate | None:
         return None
     spread = cone.d / (n - 1)
     alpha = min(1.0, (cone.b / n + spread) / (cone.a + spread))
-    beta = (1.0 - alpha) / (n - 1)
-    mechanism = np.full((n, n), beta)
-    np.fill_diagonal(mechanism, alpha)
-    return Candidate(mechanism=mechanism, value=float(values.sum() * alpha),
-                     multipliers=values * alpha, name="randomized response")
+    # k-RR's LDP parameter: e^delta = alpha / beta with beta = (1 - alpha) / (N - 1)
+    delta = math.inf if alpha >= 1.0 else math.log(alpha * (n - 1) / (1.0 - alpha))
+    mechanism = randomized_response(n, delta)
+    kept = float(mechanism[0, 0])
+    return Candidate(mechanism=mechanism, value=float(values.sum() * kept),
+                     multipliers=values * kept, name="randomized response")

@@ -54,7 +54,7 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
-from ..math.diagonal_gain import diagonal_values, knapsack, randomized_response
+from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price
@@ -571,31 +571,26 @@ def solve_diagonal_gain(weights: np.ndarray, cone: Cone,
     values = diagonal_values(weights)
     if values is None:
         return None
-    makers = (knapsack, randomized_response) if cone.d <= 0 else (randomized_response, knapsack)
+    makers = (knapsack, symmetric) if cone.d <= 0 else (symmetric, knapsack)
     first = None
     for make in makers:  # one N x N candidate at a time
         candidate = make(values, cone)
         if candidate is None:
             continue
-        first = first or candidate
-        value = _value(weights, candidate.mechanism)
+        value = float(np.einsum("xy,xy->", weights, candidate.mechanism))  # no N x N temporary
+        first = first or (candidate, value)
         prices = _prices(candidate.multipliers, weights, cone, deadline)
         if prices is None:  # out of time: the first candidate, with the plain bound
-            return _diagonal(first, weights, bound(weights.max(axis=1), np.zeros(1), weights,
-                                                   cone), "time limit")
+            return _diagonal(*first, bound(weights.max(axis=1), np.zeros(1), weights, cone),
+                             "time limit")
         upper_bound = bound(candidate.multipliers, prices, weights, cone)
         if upper_bound - value <= GAP * max(1.0, abs(value)):
-            return _diagonal(candidate, weights, upper_bound, "optimal")
+            return _diagonal(candidate, value, upper_bound, "optimal")
     return None
 
 
-def _value(weights: np.ndarray, mechanism: np.ndarray) -> float:
-    """``sum W * P`` without an N x N temporary."""
-    return float(np.einsum("xy,xy->", weights, mechanism))
-
-
-def _diagonal(candidate, weights: np.ndarray, upper_bound: float, status: str) -> LinearSolution:
-    value = _value(weights, candidate.mechanism)
+def _diagonal(candidate: Candidate, value: float, upper_bound: float,
+              status: str) -> LinearSolution:
     return LinearSolution(mechanism=candidate.mechanism, value=value,
                           upper_bound=max(upper_bound, value), status=status,
                           outputs=int(np.count_nonzero(candidate.mechanism.max(axis=0) > 0)),
