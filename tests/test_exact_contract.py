@@ -81,6 +81,39 @@ def test_certify_never_under_reports(case):
         assert within(mechanism, prior, robust.worst_case_epsilon, radius)
 
 
+@st.composite
+def tied_cases(draw):
+    """Columns drawn from two or three levels, so that maxima and minima are tied (merges,
+    randomized response), under a ball of radius from 0.3 of its limit to just below it."""
+    prior = draw(priors(max_n=5))
+    n = len(prior)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    levels = rng.exponential(size=(draw(st.integers(2, 3)), 3))
+    matrix = np.take_along_axis(levels, rng.integers(len(levels), size=(n, 3)), axis=0)
+    if draw(st.booleans()):
+        matrix[:, 0] = 0.0
+        matrix[rng.integers(n, size=2), 0] = 1.0  # a (doubly) tied deterministic column
+    matrix[matrix.sum(axis=1) == 0, -1] = 1.0
+    share = draw(st.sampled_from([0.3, 0.9, 1 - 1e-6, 1 - 1e-12]))
+    return matrix / matrix.sum(axis=1, keepdims=True), prior, share
+
+
+@settings(max_examples=200, deadline=None)
+@given(tied_cases())
+def test_ball_certificate_with_tied_maxima_is_an_upper_bound_and_tight(case):
+    # the ball's worst extreme point moves beta/2 from a maximum of the column to a minimum;
+    # with several entries at the maximum the certificate takes the mass of all of them
+    mechanism, prior, share = case
+    if not is_mechanism(mechanism):
+        return
+    radius = share * 2 * prior.min()
+    reported = pml.certify(mechanism, prior, radius=radius).worst_case_epsilon
+    ratio = worst_ratio(leakage_ratios(mechanism, prior, radius))
+    assert within(mechanism, prior, reported, radius)
+    if share <= 0.9 and ratio not in (math.inf, 1):  # away from the limit: tight to ulps
+        assert reported <= exact_log(ratio) * (1 + 1e-12) + 1e-15
+
+
 @settings(max_examples=60, deadline=None)
 @given(certify_cases())
 def test_exact_mode_is_an_upper_bound_and_tight(case):

@@ -31,14 +31,21 @@ def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.nda
 
     ``log(S / sum_x p_x col_x / max col)``, ``S = sum p``: an upper bound of the exact leakage
     for the prior ``p / S`` (error bound in :mod:`.rounding`); constant columns give exactly 0.
+    Evaluated on blocks of columns (:func:`.rounding.column_blocks`).
     """
+    total = rounding.total_bounds(vector)[1]
+    values = np.concatenate([_leakage_block(matrix[:, block], vector, total)
+                             for block in rounding.column_blocks(matrix)])
+    return values, vector @ matrix
+
+
+def _leakage_block(matrix: np.ndarray, vector: np.ndarray, total: float) -> np.ndarray:
+    """The values of :func:`_leakage` for a block of columns (``total``: ``sum p`` rounded up)."""
     scaled, peak = rounding.scaled_columns(matrix)
-    values = rounding.ratio_log_upper(
-        rounding.total_bounds(vector)[1], rounding.mass_lower(vector[:, None], scaled)
-    )
+    values = rounding.ratio_log_upper(total, rounding.mass_lower(vector[:, None], scaled))
     values[rounding.constant_columns(matrix)] = 0.0
     values[peak <= 0] = np.nan
-    return values, vector @ matrix
+    return values
 
 
 #: Entries of the (priors x N x M) products evaluated at once by :func:`_leakage_worst`.

@@ -28,41 +28,53 @@ def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
     return beta
 
 
-def _worst_weights(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
-    """Per column, lower bounds of the worst extreme prior of the ball, scaled by ``S = sum P``.
+def _worst_masses(matrix: np.ndarray, scaled: np.ndarray, peak: np.ndarray,
+                  center: np.ndarray, beta: float) -> np.ndarray:
+    """Per column, a float ``<=`` ``S min_Q <Q, col> / max col`` over the ball (``S = sum P``),
+    0 where the bound cannot be certified (beta within rounding of its limit).
 
-    For output y the denominator ``<Q, col>`` over the extreme points
-    ``Q = P/S + (beta/2)(e_i - e_j)`` is smallest with i at the column's minimum and j at its
-    maximum (Definition 5 of 003): ``S Q = P + (S beta/2)(e_i - e_j)``, all entries
-    non-negative inside the simplex, so ``S <Q, col> = sum_x w_x col_x`` has no cancellation.
-    A column whose ``w_j`` may be negative (beta within rounding of ``2 P_j / S``) gets ``-1``
-    there, which callers turn into ``inf``.
+    The minimum is at the extreme point ``Q = P/S + (beta/2)(e_i - e_j)`` with i at the
+    column's minimum and j at its maximum (Definition 5 of 003). With ``s = S beta / 2``,
+    ``c = col / max col`` and T the entries equal to the column's maximum (``c = 1``),
+    ``S <Q, c> = sum_x P_x c_x - s + s min c
+    = sum_{x not in T} P_x c_x + (P(T) - s) + s min c``: three terms, non-negative when the
+    extreme points are priors (``s <= min P <= P(T)``), each bounded below separately, so there
+    is no cancellation and no search for the argmax (a tie at the maximum is covered by
+    ``P(T)``); a column whose ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). The
+    sums are ``numpy.einsum`` sums of non-negative products (deterministic; the error bound of
+    :mod:`pmldesign.leakage.rounding` holds in any order). Measured (issue 12, N = 6000,
+    blocks of 1024 columns): 0.07 s a block, against 0.17-0.18 s with one weight matrix per
+    block and argmax/argmin.
     """
-    weights = np.repeat(center[:, None], matrix.shape[1], axis=1)
-    if beta == 0:
-        return weights  # the fixed prior: the same floats as pmldesign.leakage.measures
+    if beta == 0:  # the fixed prior: the same floats as pmldesign.leakage.measures
+        return rounding.mass_lower(center[:, None], scaled)
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    outputs = np.arange(matrix.shape[1])
-    top, bottom = matrix.argmax(axis=0), matrix.argmin(axis=0)
-    weights[bottom, outputs] = rounding.down(center[bottom] + shift_low)
-    reduced = rounding.down(center[top] - shift_high)
-    weights[top, outputs] = np.where(reduced >= 0, reduced, -1.0)
-    return weights
+    top = matrix == peak[None, :]
+    rest = rounding.dot_lower(center, np.where(top, 0.0, scaled))
+    above = rounding.down(rounding.dot_lower(center, top.astype(np.float64)) - shift_high)
+    bottom = rounding.down(rounding.down(scaled.min(axis=0)) * shift_low)
+    mass = rounding.down(rounding.down(rest + np.maximum(above, 0.0)) + np.maximum(bottom, 0.0))
+    return np.where(above >= 0, mass, 0.0)
 
 
 def worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
     """Per-output supremum of the leakage over the ball on validated arrays, rounded up.
 
-    ``log(S / sum_x w_x col_x / max col)`` with the weights of :func:`_worst_weights`; error
+    ``log(S / (S min_Q <Q, col> / max col))`` with the masses of :func:`_worst_masses`; error
     bound in :mod:`pmldesign.leakage.rounding`. Constant columns leak exactly 0 for every prior,
-    unused outputs are nan. O(N M) work.
+    unused outputs are nan. O(N M) work, on blocks of columns
+    (:func:`pmldesign.leakage.rounding.column_blocks`).
     """
+    return np.concatenate([_worst_case(matrix[:, block], center, beta)
+                           for block in rounding.column_blocks(matrix)])
+
+
+def _worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
+    """:func:`worst_case` of one block of columns."""
     scaled, peak = rounding.scaled_columns(matrix)
-    weights = _worst_weights(matrix, center, beta)
-    mass = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
-    mass[(weights < 0).any(axis=0)] = 0.0
+    mass = _worst_masses(matrix, scaled, peak, center, beta)
     values = rounding.ratio_log_upper(rounding.total_bounds(center)[1], mass)
     values[rounding.constant_columns(matrix)] = 0.0
     values[peak <= 0] = np.nan
@@ -80,13 +92,11 @@ def divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float) 
     For output y the smallest ``Q_Y(y)`` over the ball is at the extreme point that moves
     beta/2 of mass from the column's maximum to its minimum (as in the proof of Theorem 4 of
     003, Appendix B), so the supremum is exact in O(N M); both masses are sums of non-negative
-    terms (:func:`_worst_weights`).
+    terms (:func:`_worst_masses`).
     """
     scaled, peak = rounding.scaled_columns(matrix)
     used = peak > 0
-    weights = _worst_weights(matrix, center, beta)
-    worst = rounding.mass_lower(np.maximum(weights, 0.0), scaled)
-    worst[(weights < 0).any(axis=0)] = 0.0
+    worst = _worst_masses(matrix, scaled, peak, center, beta)
     values = rounding.ratio_log_upper(rounding.mass_upper(center[:, None], scaled), worst)
     values[rounding.constant_columns(matrix)] = 0.0
     return max(0.0, float(np.max(values[used])))
