@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
 
 import exact_oracle
 import numpy as np
@@ -12,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pmldesign as pml
-from pmldesign.design.repair import finalize
+from pmldesign.design.repair import MIX_GROWTH, finalize
 
 PRIOR = np.array([0.4, 0.2, 0.2, 0.2])
 EPS = math.log(9 / 8)
@@ -198,3 +199,28 @@ def test_the_first_mixing_weight_brings_a_fixed_priors_leakage_to_the_target(see
     reached = exact_oracle.exact_log(exact_oracle.worst_ratio(
         exact_oracle.leakage_ratios(mixed, prior)))
     assert reached == pytest.approx(target, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("radius", [0.0, 0.1])
+def test_a_passed_deadline_stops_the_search_at_a_certified_weight(monkeypatch, radius):
+    """finalize(deadline=...) (a design's time limit): past the deadline the search for a
+    smaller weight stops at the first certified one, which the exact oracle confirms, and the
+    cut to the caps is not tried; without a deadline the search refines it."""
+    repair = importlib.import_module("pmldesign.design.repair")
+    raw = _overshoot(pml.extremal_mechanism(PRIOR, EPS), 1.3)
+    calls = []
+
+    def counting(*args):
+        check = guarantee(*args)
+        return lambda matrix: calls.append(1) or check(matrix)
+
+    guarantee = repair.guarantee
+    monkeypatch.setattr(repair, "guarantee", counting)
+    score = lambda m: pml.mutual_information(m, PRIOR)  # noqa: E731
+    full = finalize(raw, PRIOR, EPS, radius, score=score)
+    refined, calls[:] = len(calls), []
+    early = finalize(raw, PRIOR, EPS, radius, score=score, deadline=time.monotonic() - 1.0)
+    assert len(calls) <= 3 < refined  # the raw check, the first weight (and one growth)
+    assert exact_oracle.within(early.mechanism, PRIOR, EPS, radius)
+    assert pml.certify(early.mechanism, PRIOR, radius=radius or None).guarantee[0] <= EPS
+    assert full.mixing <= early.mixing <= MIX_GROWTH * full.mixing + 1e-12

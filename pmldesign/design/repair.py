@@ -20,6 +20,7 @@ to it, the excess moved within its rows) before mixing and keeps the better of t
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -214,7 +215,8 @@ def cut_to_caps(matrix: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray)
 def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0,
              ldp: bool = False, labelled: bool = False, residue: float = RESIDUE,
              prior_set: PriorSet | None = None,
-             score: Callable[[np.ndarray], float] | None = None) -> Finalized:
+             score: Callable[[np.ndarray], float] | None = None,
+             deadline: float | None = None) -> Finalized:
     """Clean ``raw``, repair it if needed and return a mechanism certified at ``eps``.
 
     The certificate is computed on the very array returned, so ``certify`` of the result is at
@@ -230,53 +232,88 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     a random gain at N = 400, eps = 1 lost 1.1e-8 to mixing, more than the exactness gap 1e-9),
     while the cut moves only the excess over the caps. A mixing weight of at most
     :data:`CUT_FROM` is kept without trying the cut.
+
+    ``deadline`` (a :func:`time.monotonic` time, from a design's ``time_limit``) bounds the
+    search for a smaller weight, not the certificate: once the first certified weight is found,
+    the search stops (and the cut is not tried) when the next certificate, timed as the last
+    one, would end after it. The weight returned is then certified, only larger than needed.
     """
     check = guarantee(prior, radius, ldp, prior_set)
     matrix = clean(raw, ldp, labelled, residue)
-    leak = check(matrix)
+    clock = _Clock(deadline)
+    leak = clock.time(check, matrix)
     if leak <= eps:
         return Finalized(matrix, leak, 0.0)
-    mixed = _mix(matrix, prior, eps, check, leak)
-    if score is None or eps > LARGEST_EPS or mixed.mixing <= CUT_FROM:
+    mixed = _mix(matrix, prior, eps, check, clock, leak)
+    if (score is None or eps > LARGEST_EPS or mixed.mixing <= CUT_FROM
+            or not clock.allows(2)):  # the cut's search takes two certificates or more
         return mixed
     rows = cap_rows(prior, eps, radius, ldp, prior_set)
-    cut = _mix(cut_to_caps(matrix, *rows), prior, eps, check)
+    cut = _mix(cut_to_caps(matrix, *rows), prior, eps, check, clock)
     return cut if score(cut.mechanism) >= score(mixed.mechanism) else mixed
 
 
+class _Clock:
+    """Times certificates against an optional deadline (:func:`time.monotonic`)."""
+
+    def __init__(self, deadline: float | None):
+        self.deadline = deadline
+        self.cost = 0.0  # seconds of the last certificate
+
+    def time(self, check: Callable[[np.ndarray], float], matrix: np.ndarray) -> float:
+        begin = time.monotonic()
+        value = check(matrix)
+        self.cost = time.monotonic() - begin
+        return value
+
+    def allows(self, certificates: int = 1) -> bool:
+        """Whether that many more certificates end before the deadline."""
+        return (self.deadline is None
+                or time.monotonic() + certificates * self.cost <= self.deadline)
+
+
 def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
-         check: Callable[[np.ndarray], float], leak: float | None = None) -> Finalized:
-    """``M_t = (1 - t) M + t 1 q^T`` with the smallest t (to :data:`MIX_PRECISION`) that
-    ``check`` certifies at ``target``; ``t = 0`` when M is certified already (``leak``:
-    ``check(matrix)`` if known)."""
-    leak = check(matrix) if leak is None else leak
+         check: Callable[[np.ndarray], float], clock: _Clock,
+         leak: float | None = None) -> Finalized:
+    """``M_t = (1 - t) M + t 1 q^T`` with the smallest t (to :data:`MIX_PRECISION`, or the
+    first certified one once ``clock`` runs out) that ``check`` certifies at ``target``;
+    ``t = 0`` when M is certified already (``leak``: ``check(matrix)`` if known)."""
+    leak = clock.time(check, matrix) if leak is None else leak
     if leak <= target:
         return Finalized(matrix, leak, 0.0)
     output = prior @ matrix
-    independent = np.ones((matrix.shape[0], 1)) * (output / output.sum())[None, :]
+    row = (output / output.sum())[None, :]
+    independent = np.ones((matrix.shape[0], 1)) * row
+    trial = np.empty_like(matrix)
 
-    def mixed(t: float) -> np.ndarray:
-        return (1.0 - t) * matrix + t * independent
+    def mixed(t: float, out: np.ndarray | None = None) -> np.ndarray:
+        # (1 - t) M + t 1 q^T entry by entry, into ``out`` (a trial) or a new array
+        out = np.multiply(matrix, 1.0 - t, out=out)
+        return np.add(out, t * row, out=out)
+
+    def certify(t: float) -> float:
+        return clock.time(check, mixed(t, trial))
 
     low, high = 0.0, _first_weight(leak, target)
     if high >= 1.0:  # eps = 0: only the output-independent mechanism
         return Finalized(independent, check(independent), 1.0)
-    certified = check(mixed(high))
+    certified = certify(high)
     while certified > target:  # grow until certified; low: the last weight that was not
         if high >= 1.0:
             return Finalized(independent, check(independent), 1.0)
         low, high = high, min(1.0, high * MIX_GROWTH)
-        certified = check(mixed(high))
-    while not low:  # certified at once (the estimate is a fixed prior's): step down until not
+        certified = certify(high)
+    # certified at once (the estimate is a fixed prior's): step down until not
+    while not low and clock.allows():
         smaller = high / MIX_GROWTH
-        value = check(mixed(smaller)) if high > 1e-16 else math.inf
+        value = certify(smaller) if high > 1e-16 else math.inf
         if value > target:
             low = smaller
         else:
             high, certified = smaller, value
-    while high - low > min(MIX_PRECISION * high, MIX_ABSOLUTE):
+    while high - low > min(MIX_PRECISION * high, MIX_ABSOLUTE) and clock.allows():
         middle = 0.5 * (low + high)
-        value = check(mixed(middle))
+        value = certify(middle)
         if value <= target:
             high, certified = middle, value
         else:
