@@ -34,6 +34,20 @@ def test_diagonal_values_are_the_diagonal_above_each_rows_constant():
     assert diagonal_values(np.ones((1, 1))) is None
 
 
+@pytest.mark.parametrize("n", [3, 4, 7])
+def test_one_entry_off_anywhere_is_not_diagonal(n):
+    # the check reads row 0's level at column 1 and the others' at column 0, rows 0-1 first
+    # (at n = 2 every row has one off-diagonal entry: every gain is diagonal)
+    gain = np.eye(n) * np.arange(1.0, n + 1.0)[:, None] - 0.5
+    for x in range(n):
+        for y in range(n):
+            if x != y:
+                off = gain.copy()
+                off[x, y] = np.nextafter(off[x, y], 1.0)
+                assert diagonal_values(off) is None, (x, y)
+    assert diagonal_values(gain).tolist() == list(np.arange(1.0, n + 1.0))
+
+
 @pytest.mark.parametrize("prior", [[0.5, 0.3, 0.2], [0.4, 0.3, 0.2, 0.1],
                                    [0.05, 0.15, 0.2, 0.25, 0.35]])
 @pytest.mark.parametrize("share", [0.05, 0.3, 0.7, 0.95])
