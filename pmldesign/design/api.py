@@ -19,7 +19,8 @@ from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
-from .repair import Finalized, finalize, guarantee
+from .math.partition import best_partition
+from .repair import Finalized, cap_rows, finalize, guarantee
 from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
 
@@ -242,11 +243,15 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
     found = maximize_mutual_information(prior_set, eps, time_limit=time_limit)
     final = finalize(found.mechanism, reference, eps, prior_set=prior_set,
                      score=_score(reference, None), deadline=deadline)
+    method = found.method
+    if not found.exact:
+        final, method = _or_partition(final, reference, eps, 0.0, False, prior_set, method,
+                                      deadline)
     value = utility_value(final.mechanism, reference, None)
     bound = max(found.upper_bound, value)
     exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
-        mechanism=final.mechanism, utility=value, upper_bound=bound, method=found.method,
+        mechanism=final.mechanism, utility=value, upper_bound=bound, method=method,
         solve_time=time.perf_counter() - start, exact=exact, epsilon=final.epsilon,
         repair=final.mixing,
         status="optimal" if exact else ("stalled" if found.status == "optimal" else found.status),
@@ -328,6 +333,28 @@ def _or_one_output(final: Finalized, prior: np.ndarray, gain: np.ndarray, method
         method + "; the best single output (leaks 0) did better and is returned")
 
 
+def _or_partition(final: Finalized, prior: np.ndarray, eps: float, radius: float, ldp: bool,
+                  prior_set: PriorSet | None, method: str,
+                  deadline: float | None) -> tuple[Finalized, str]:
+    """``final``, or (with a note in ``method``) randomized response over a partition of the
+    inputs (:mod:`.math.partition`) when its mutual information is higher: a floor for a
+    search that ran out of time or stalled."""
+    score = _score(prior, None)
+    if prior_set is not None:
+        eps = min(eps, prior_set.epsilon_max)
+    elif not ldp:  # beyond eps_max every mechanism is feasible and e^eps may overflow
+        eps = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
+    mechanism, k = best_partition(prior, *cap_rows(prior, eps, radius, ldp, prior_set), score)
+    if score(mechanism) <= score(final.mechanism):
+        return final, method
+    candidate = finalize(mechanism, prior, eps, radius, ldp, prior_set=prior_set,
+                         deadline=deadline)
+    if score(candidate.mechanism) <= score(final.mechanism):
+        return final, method
+    return candidate, (method + f"; randomized response over {k} groups of inputs (a closed "
+                       "form) did better and is returned")
+
+
 def _score(prior: np.ndarray, gain: np.ndarray | None):
     """The utility of a mechanism under ``prior``: expected ``gain``, or mutual information."""
     return lambda mechanism: utility_value(mechanism, prior, gain)
@@ -360,6 +387,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
             final, prior, gain, method,
             lambda constant: _finalize_labelled(constant, prior, eps, radius, ldp, prior_set,
                                                 deadline=deadline))
+    elif not exact:
+        final, method = _or_partition(final, prior, eps, radius, ldp, None, method, deadline)
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     # proved optimal: the certified bound meets the value of the mechanism returned (relative
