@@ -283,8 +283,11 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
         return Finalized(matrix, leak, 0.0)
     output = prior @ matrix
     row = (output / output.sum())[None, :]
-    independent = np.ones((matrix.shape[0], 1)) * row
     trial = np.empty_like(matrix)
+
+    def independent() -> Finalized:  # 1 q^T: constant columns, leakage 0 for every prior
+        constant = np.ones((matrix.shape[0], 1)) * row
+        return Finalized(constant, check(constant), 1.0)
 
     def mixed(t: float, out: np.ndarray | None = None) -> np.ndarray:
         # (1 - t) M + t 1 q^T entry by entry, into ``out`` (a trial) or a new array
@@ -296,11 +299,11 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
 
     low, high = 0.0, _first_weight(leak, target)
     if high >= 1.0:  # eps = 0: only the output-independent mechanism
-        return Finalized(independent, check(independent), 1.0)
+        return independent()
     certified = certify(high)
     while certified > target:  # grow until certified; low: the last weight that was not
         if high >= 1.0:
-            return Finalized(independent, check(independent), 1.0)
+            return independent()
         low, high = high, min(1.0, high * MIX_GROWTH)
         certified = certify(high)
     # certified at once (the estimate is a fixed prior's): step down until not
