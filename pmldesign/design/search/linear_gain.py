@@ -125,6 +125,16 @@ PRUNE_SHARE = 0.25
 #: race starts.
 INTERIOR_MIN = RACE_MIN
 INTERIOR_MAX = 1200
+#: From this N on the interior racer starts with the scaled master, not :data:`RACE_LATE`
+#: seconds after it. Measured (issue 12, twelfth session; Dirichlet(5) seeds 0 and 1 and uniform
+#: priors, |x - y|, (x - y)^2 and random gains, fixed and ball, one process, best of 1-3):
+#: N = 200 totals over 18 instances 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5
+#: ratio to HiGHS 0.25-1.47 -> 0.18-1.15 (five instances over 1 -> two); N = 400 49.2 -> 46.0 s
+#: (eps 1, the short |x - y| ones 0.35 -> 0.60 s), 32.2 -> 30.0 s (eps 2, six instances). At
+#: N = 100 it cut the random gains (eps 2.5: 0.45-0.51 -> 0.23-0.32 s) but slowed the short
+#: distortions (eps 1: 0.03 -> 0.06 s; eps 2.5: up to 1.26 times HiGHS, 5 instances over 1
+#: against 2), where the two threads share the GIL for the interior point's numpy work.
+INTERIOR_AT_ONCE = 200
 #: An interior racer starts from the outputs with mass above ``CHOOSE * N`` at the interior
 #: point, if its relative gap reached ``INTERIOR_GAP`` (else from the best single output, as the
 #: others). Not also those with a price near 0: where the optimum is degenerate those are many
@@ -679,8 +689,9 @@ def _rival(n: int, cone: Cone) -> str:
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool) -> list[_Racer]:
     """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
-    second thread, from :data:`RACE_LATE` seconds on (a dense racer at once; any racer once
-    the first failed), until one proves its optimum (:data:`RACE_MIN`). A racer's
+    second thread, from :data:`RACE_LATE` seconds on (a dense racer at once, an interior one
+    from :data:`INTERIOR_AT_ONCE` outputs; any racer once the first failed), until one proves
+    its optimum (:data:`RACE_MIN`). A racer's
     :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
     raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
@@ -705,7 +716,8 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
         with threadpool_limits(limits=1, user_api="blas"):
             threads[0].start()
-            threads[0].join(0.0 if dense else RACE_LATE)
+            at_once = dense or (rival == "interior" and len(weights) >= INTERIOR_AT_ONCE)
+            threads[0].join(0.0 if at_once else RACE_LATE)
             if not stop.is_set() and (threads[0].is_alive()
                                       or isinstance(racers[0].error, SolverError)):
                 threads[1].start()
