@@ -140,6 +140,21 @@ def test_a_short_search_runs_one_master(monkeypatch):
     assert racers[0].search.status == "optimal"
 
 
+@pytest.mark.parametrize(("n", "racers"), [(linear_gain.INTERIOR_AT_ONCE, 2),
+                                            (linear_gain.INTERIOR_AT_ONCE - 1, 1)])
+def test_an_interior_racer_starts_at_once_from_its_size(monkeypatch, n, racers):
+    # |x - y| at eps = 1 ends in a fraction of a second, long before RACE_LATE = 60 s: only an
+    # interior racer started with the scaled master takes part
+    monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    prior, gain = _problem(n, "absolute")
+    cone = make_cone(prior, 1.0, 0.0, n)
+    assert linear_gain._rival(n, cone) == "interior"
+    found = linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
+    assert len(found) == racers
+    assert any(r.search.status == "optimal" for r in found)
+
+
 _AT_DENSE = math.ceil(linear_gain.DENSE * 40)  # outputs carrying mass from which 40 are dense
 
 
