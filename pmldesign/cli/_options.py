@@ -109,7 +109,7 @@ def seed_option(help_text: str, default: int | None = 0):
 
 
 def time_limit_option(default: float | None, help_text: str):
-    """``--time-limit SECONDS``: the solver's budget (``inf``: no limit)."""
+    """``--time-limit SECONDS``: the call's budget (``inf``: no limit)."""
     return click.option("--time-limit", default=default, type=float,
                         show_default=default is not None, help=help_text)
 

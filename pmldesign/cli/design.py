@@ -10,7 +10,8 @@ import numpy as np
 from . import _io, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear"])
-_TIME_LIMIT = "Solver time limit in seconds (inf: none); the best certified result so far."
+_TIME_LIMIT = ("Time limit in seconds for the whole design, its certificate included (inf: none); "
+               "the best certified result so far.")
 
 
 def _utility_name(utility: str | None, gain) -> str:
