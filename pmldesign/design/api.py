@@ -344,11 +344,12 @@ def _or_partition(final: Finalized, prior: np.ndarray, eps: float, radius: float
     inputs (:mod:`.math.partition`) when its mutual information is higher: a floor for a
     search that ran out of time or stalled."""
     score = _score(prior, None)
-    if prior_set is not None:
-        eps = min(eps, prior_set.epsilon_max)
-    elif not ldp:  # beyond eps_max every mechanism is feasible and e^eps may overflow
-        eps = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
-    mechanism, k = best_partition(prior, *cap_rows(prior, eps, radius, ldp, prior_set), score)
+    rows = eps  # the cap rows' budget: beyond eps_max every mechanism is feasible and e^eps may
+    if prior_set is not None:  # overflow
+        rows = min(eps, prior_set.epsilon_max)
+    elif not ldp:
+        rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
+    mechanism, k = best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
     if score(mechanism) <= score(final.mechanism):
         return final, method
     candidate = finalize(mechanism, prior, eps, radius, ldp, prior_set=prior_set,

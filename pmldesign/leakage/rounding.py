@@ -83,22 +83,23 @@ def mass_lower(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     A stack (k x N x 1) of weights gives the k rows of masses, each summed in the same order
     as alone (numpy adds the rows of a reduced non-last axis one after the other).
     """
-    n = scaled.shape[-2]
-    total = (weights * scaled).sum(axis=-2)
-    shrink = 1.0 - (n + 1) * TWO_U
-    return np.maximum(down(down(total - 2 * n * ETA) * shrink), 0.0)
+    return _sum_lower((weights * scaled).sum(axis=-2), scaled.shape[-2])
 
 
-def dot_lower(vector: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """Per column, a float ``<=`` the exact ``sum_x vector[x] * matrix[x, y]``, for
-    non-negative floats whose exact values are at least these (e.g. columns of
-    :func:`scaled_columns`).
+def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
+    """Per column, a float ``<=`` the exact ``sum_x vector[x] * col[x, y] / peak[y]``, as
+    :func:`mass_lower` with one weight vector: ``vector`` non-negative floats (lower bounds of
+    exact weights), ``scaled`` from :func:`scaled_columns` or exact (e.g. 0/1 masks).
 
-    One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call); the
-    error bound of the module docstring holds for any order of summation.
+    One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call, and no
+    N x M product); the error bound of the module docstring holds in any order of summation.
     """
-    n = matrix.shape[0]
-    total = np.einsum("x,xy->y", vector, matrix)
+    return _sum_lower(np.einsum("x,xy->y", vector, scaled), scaled.shape[0])
+
+
+def _sum_lower(total: np.ndarray, n: int) -> np.ndarray:
+    """The float sum ``total`` of n such products moved below the exact sum (module
+    docstring: ``exact >= (fl - 2 n eta) (1 - 2 (n + 1) u)``)."""
     shrink = 1.0 - (n + 1) * TWO_U
     return np.maximum(down(down(total - 2 * n * ETA) * shrink), 0.0)
 

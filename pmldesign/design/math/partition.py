@@ -24,6 +24,8 @@ the deterministic merge needs groups of mass e^-0.5 = 0.61, so it has one group)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 #: Numbers of groups tried by :func:`best_partition` (those up to N).
@@ -76,7 +78,7 @@ def partition_mechanism(prior: np.ndarray, k: int, a: np.ndarray, b: np.ndarray,
 
 
 def best_partition(prior: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray,
-                   utility) -> tuple[np.ndarray, int]:
+                   utility: Callable[[np.ndarray], float]) -> tuple[np.ndarray, int]:
     """The partition mechanism of largest ``utility`` over :data:`GROUPS` and its ``k``."""
     found = [(partition_mechanism(prior, k, a, b, d), k) for k in GROUPS if k <= prior.size]
     return max(found, key=lambda pair: utility(pair[0]))

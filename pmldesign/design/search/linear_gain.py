@@ -129,7 +129,8 @@ INTERIOR_MAX = 1200
 #: seconds after it. Measured (issue 12, twelfth session; Dirichlet(5) seeds 0 and 1 and uniform
 #: priors, |x - y|, (x - y)^2 and random gains, fixed and ball, one process, best of 1-3):
 #: N = 200 totals over 18 instances 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5
-#: ratio to HiGHS 0.25-1.47 -> 0.18-1.15 (five instances over 1 -> two); N = 400 49.2 -> 46.0 s
+#: ratio to HiGHS 0.25-1.47 -> 0.18-1.15 (five instances over 1 -> two; the sweep after landing:
+#: 0.19-0.97, none over 1); N = 400 49.2 -> 46.0 s
 #: (eps 1, the short |x - y| ones 0.35 -> 0.60 s), 32.2 -> 30.0 s (eps 2, six instances). At
 #: N = 100 it cut the random gains (eps 2.5: 0.45-0.51 -> 0.23-0.32 s) but slowed the short
 #: distortions (eps 1: 0.03 -> 0.06 s; eps 2.5: up to 1.26 times HiGHS, 5 instances over 1
