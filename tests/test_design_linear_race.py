@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import math
 import threading
+import time
 
 import exact_oracle
 import numpy as np
@@ -140,19 +141,45 @@ def test_a_short_search_runs_one_master(monkeypatch):
     assert racers[0].search.status == "optimal"
 
 
-@pytest.mark.parametrize(("n", "racers"), [(linear_gain.INTERIOR_AT_ONCE, 2),
-                                            (linear_gain.INTERIOR_AT_ONCE - 1, 1)])
-def test_an_interior_racer_starts_at_once_from_its_size(monkeypatch, n, racers):
-    # |x - y| at eps = 1 ends in a fraction of a second, long before RACE_LATE = 60 s: only an
-    # interior racer started with the scaled master takes part
+def test_an_interior_racer_starts_with_the_scaled_master(monkeypatch):
+    # |x - y| at eps = 1 ends in a fraction of a second, long before RACE_LATE = 60 s: the
+    # interior racer takes part only because it starts with the scaled master
     monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    n = linear_gain.RACE_MIN
     prior, gain = _problem(n, "absolute")
     cone = make_cone(prior, 1.0, 0.0, n)
     assert linear_gain._rival(n, cone) == "interior"
     found = linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
-    assert len(found) == racers
+    assert len(found) == 2
     assert any(r.search.status == "optimal" for r in found)
+
+
+def test_cancel_stops_a_running_solve_from_another_thread():
+    """The time limit set to 0 from another thread ends a master's run (no interrupt callback):
+    a compact LP that HiGHS takes seconds over is stopped within a second of the cancel."""
+    n = 250
+    prior, gain = _problem(n, "random")
+    cone = make_cone(prior, 1.0, 0.0, n)
+    stop = threading.Event()
+    master = linear_gain._Restricted(prior[:, None] * gain, cone, True, stop, presolve=False)
+    master.add(np.arange(n))
+    done = {}
+
+    def solve():
+        done["solved"] = master.solve(None)
+
+    thread = threading.Thread(target=solve, daemon=True)  # a failed cancel runs for minutes
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive()  # still solving
+    stop.set()
+    master.cancel()
+    cancelled = time.monotonic()
+    thread.join(5.0)
+    assert not thread.is_alive()
+    assert time.monotonic() - cancelled < 1.0
+    assert done == {"solved": False}
 
 
 _AT_DENSE = math.ceil(linear_gain.DENSE * 40)  # outputs carrying mass from which 40 are dense

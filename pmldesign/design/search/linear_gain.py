@@ -21,19 +21,19 @@ Outputs that carry no mass leave the master (:meth:`_Restricted.prune`) when the
 variables are exactly as many as its rows: the rest of the basis is then an optimal basis of the
 smaller master, so the next round starts from it with fewer rows to carry.
 
-Two searches race (:data:`RACE_MIN`) on two or more cores: the second joins in a second thread
-when the first (HiGHS's scaled master from the best single output) is not done within
-:data:`RACE_LATE` seconds, and the first optimum stops the other. The second is, from
-:data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual interior
-point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover from it on
-the outputs it uses (:meth:`_Restricted.start`) and output generation from that basis, with the
-interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
+Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and the first optimum
+stops the other. The first is HiGHS's scaled master from the best single output. The second is,
+from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
+interior point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover
+from it on the outputs it uses (:meth:`_Restricted.start`) and output generation from that
+basis, with the interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
 :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
-start and without presolve, which joins at once. Elsewhere, or when the interior point does not
-converge, the second racer is the master without HiGHS's matrix scaling (HiGHS with and
-without scaling take very different paths on these degenerate LPs and neither is faster on
-every instance). Which optimum is returned (when the LP has several) can then depend on timing;
-its value and certificate do not.
+start and without presolve. Both start with the first. Elsewhere (more than
+:data:`INTERIOR_MAX` outputs), or when the interior point does not converge, the second racer is
+the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
+paths on these degenerate LPs and neither is faster on every instance), which joins only when
+the first is not done within :data:`RACE_LATE` seconds. Which optimum is returned (when the LP
+has several) can then depend on timing; its value and certificate do not.
 
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
 optimum (weak Lagrangian duality, :mod:`.cone_pricing`), with ``h_y`` computed exactly by
@@ -100,9 +100,10 @@ PRIMAL_MIN = 0.5
 #: 12.9 -> 3.3 s and random at eps 2 51 -> 20 s, but |x - y| at eps 2 22 -> 68 s and
 #: (x - y)^2 at eps 0.5 23 -> over 300 s (one round: 15,000 iterations at 2 ms each).
 RACE_MIN = 100
-#: The unscaled master joins the race only when the scaled one has not finished within
-#: ``RACE_LATE`` seconds: on short instances two threads only slow each other (measured, N = 200,
-#: eps = 5, (x - y)^2: 0.34 s of master solves alone, 0.53 s each when racing).
+#: The unscaled master (the second racer above :data:`INTERIOR_MAX` outputs) joins the race only
+#: when the scaled one has not finished within ``RACE_LATE`` seconds: on short instances two
+#: threads only slow each other (measured, N = 200, eps = 5, (x - y)^2: 0.34 s of master solves
+#: alone, 0.53 s each when racing).
 RACE_LATE = 0.5
 #: A master sheds the blocks of outputs without mass (:meth:`_Restricted.prune`) once at least
 #: ``PRUNE_MIN`` and ``PRUNE_SHARE`` of its outputs are such blocks; an output leaves at most once
@@ -114,28 +115,25 @@ RACE_LATE = 0.5
 #: masters: nothing to shed) and N <= 200 within noise.
 PRUNE_MIN = 8
 PRUNE_SHARE = 0.25
-#: From ``INTERIOR_MIN`` to ``INTERIOR_MAX`` outputs the second racer is the interior racer
-#: (module docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 50-200 steps, ``O(N^2)``
-#: memory); elsewhere the unscaled master. Measured (issue 12, one fresh process each, BLAS in
-#: one thread; BENCHMARKS.md, "The interior racer" and "The interior point to a relative gap"):
-#: N = 200 unscaled -> interior racer (Dirichlet(5) seed 1): random 2.1 -> 1.05 s, (x - y)^2
-#: 2.4 -> 1.2 s at eps 2; N = 400, three gains x eps 0.5-3 x five priors (fixed and ball):
-#: 0.09-7.8 s, where the unscaled racer took up to 65 s and over 120 s once; N = 1000: random,
-#: (x - y)^2 and |x - y| at eps 1-2 29-79 s (over 250 s before). N = 100 designs end before the
-#: race starts.
+#: From ``INTERIOR_MIN`` to ``INTERIOR_MAX`` outputs the second racer is the interior racer (module
+#: docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 50-200 steps, ``O(N^2)`` memory); elsewhere
+#: the unscaled master. Measured (issue 12, one fresh process each, BLAS in one thread;
+#: BENCHMARKS.md, "The interior racer" and "The interior point to a relative gap"): N = 200 unscaled
+#: -> interior racer (Dirichlet(5) seed 1): random 2.1 -> 1.05 s, (x - y)^2 2.4 -> 1.2 s at eps 2;
+#: N = 400, three gains x eps 0.5-3 x five priors (fixed and ball): 0.09-7.8 s, where the unscaled
+#: racer took up to 65 s and over 120 s once; N = 1000: random, (x - y)^2 and |x - y| at eps 1-2
+#: 29-79 s (over 250 s before). It starts with the scaled master, not :data:`RACE_LATE` seconds
+#: after it. Measured (issue 12; Dirichlet(5) seeds 0 and 1 and uniform priors, |x - y|, (x - y)^2
+#: and random gains, fixed and ball, one process, best of 1-3): N = 200 totals over 18 instances
+#: 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5 ratio to HiGHS 0.25-1.47 -> 0.19-0.97;
+#: N = 400 49.2 -> 46.0 s (eps 1), 32.2 -> 30.0 s (eps 2). At N = 100 only once no racer called back
+#: into Python (:meth:`_Restricted.cancel`; thirteenth session, the block gain too, best of 2
+#: alternating with the late start): eps 1, 2.5 and 3, 72 instances, totals 13.3 -> 11.4 s, ratios
+#: to HiGHS up to 1.36 (one over 1) -> up to 0.97, over 0.3 s 15 -> 5 instances; random gains at
+#: eps 2.5 0.35-0.61 -> 0.17-0.24 s; the short ones (|x - y| and block at eps 1) 0.02-0.06 ->
+#: 0.02-0.09 s.
 INTERIOR_MIN = RACE_MIN
 INTERIOR_MAX = 1200
-#: From this N on the interior racer starts with the scaled master, not :data:`RACE_LATE`
-#: seconds after it. Measured (issue 12, twelfth session; Dirichlet(5) seeds 0 and 1 and uniform
-#: priors, |x - y|, (x - y)^2 and random gains, fixed and ball, one process, best of 1-3):
-#: N = 200 totals over 18 instances 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5
-#: ratio to HiGHS 0.25-1.47 -> 0.18-1.15 (five instances over 1 -> two; the sweep after landing:
-#: 0.19-0.97, none over 1); N = 400 49.2 -> 46.0 s
-#: (eps 1, the short |x - y| ones 0.35 -> 0.60 s), 32.2 -> 30.0 s (eps 2, six instances). At
-#: N = 100 it cut the random gains (eps 2.5: 0.45-0.51 -> 0.23-0.32 s) but slowed the short
-#: distortions (eps 1: 0.03 -> 0.06 s; eps 2.5: up to 1.26 times HiGHS, 5 instances over 1
-#: against 2), where the two threads share the GIL for the interior point's numpy work.
-INTERIOR_AT_ONCE = 200
 #: An interior racer starts from the outputs with mass above ``CHOOSE * N`` at the interior
 #: point, if its relative gap reached ``INTERIOR_GAP`` (else from the best single output, as the
 #: others). Not also those with a price near 0: where the optimum is degenerate those are many
@@ -151,8 +149,7 @@ INTERIOR_GAP = 1e-4
 #: ``sum_y <nu, c_y> = 1`` and ``sum_y min c_y <= 1``; so an optimum that spends it uses at least
 #: that many outputs; for a fixed prior, whose cap is ``(1, e^eps, 0)`` by Lemma 1 of [15],
 #: it is e^eps), the second racer is a *dense racer*: the master over every output, from the
-#: start, without presolve and without highspy's interrupt callback (:meth:`_Restricted.cancel`).
-#: Measured
+#: start and without presolve. Measured
 #: (issue 12, Dirichlet(5) seed 1 and uniform priors, (x - y)^2, |x - y|, random and identity
 #: gains, fixed prior, best of 2 in one process, ``pml.design`` against the faster of HiGHS
 #: simplex and IPM on the compact LP; BENCHMARKS.md, "A dense racer near eps_max"): eps = 4,
@@ -180,8 +177,7 @@ class _Restricted:
     """
 
     def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool = True,
-                 stop: threading.Event | None = None, presolve: bool = True,
-                 callback: bool = True) -> None:
+                 stop: threading.Event | None = None, presolve: bool = True) -> None:
         import highspy
 
         self.highspy = highspy
@@ -203,13 +199,6 @@ class _Restricted:
         solver.setOptionValue("presolve", self.presolve)
         if not scaled:
             solver.setOptionValue("simplex_scale_strategy", 0)
-        # another thread may end a solve (cancel): highspy's interrupt callback is Python called
-        # at every simplex iteration, so it waits for the GIL whenever the other thread runs
-        # Python (measured, issue 12, N = 100, (x - y)^2 at eps 3: a master over every output
-        # solves in 0.085 s alone or beside output generation without it, 0.10-0.12 s with it)
-        self.callback = callback
-        if stop is not None and callback:
-            solver.HandleUserInterrupt = True
         self.stop = stop
         empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
         solver.addRows(n, np.ones(n), np.ones(n), 0, empty_i, empty_i, empty_f)
@@ -395,14 +384,18 @@ class _Restricted:
         return self.solver.getModelStatus() == self.highspy.HighsModelStatus.kOptimal
 
     def cancel(self) -> None:
-        """End a run in another thread, once the stop event is set: through highspy's interrupt
-        callback, or (without it) by setting HiGHS's time limit to 0. A running simplex reads its
-        options as it goes (not a documented interface: measured with highspy 1.16, it stops
-        within 7 ms); were it not read, the run would end on its own and only time is lost."""
-        if self.callback:
-            self.solver.cancelSolve()
-        else:
-            self.solver.setOptionValue("time_limit", 0.0)
+        """End a run in another thread, once the stop event is set, by setting HiGHS's time limit
+        to 0: a running simplex reads its options as it goes (not a documented interface:
+        measured with highspy 1.16, it stops within 4-16 ms, or as late as 240 ms in warm primal
+        simplex rounds, BENCHMARKS.md, "Diagonal gains without an LP"; were it not read, the run
+        would end on its own and only time is lost). Not highspy's interrupt callback: it is
+        Python called at every simplex iteration, so a solve waits for the GIL whenever the
+        other racer runs Python (measured, issue 12: a master over every output, N = 100,
+        (x - y)^2 at eps 3, 0.085 s alone or racing without it, 0.10-0.12 s racing with it;
+        thirteenth session, without it on every racer: N = 200, 48 instances at eps 1, 2 and
+        3.5, 0.44-1.05 times the time, median 0.91, totals 28.3 -> 25.3 s; N = 100,
+        :data:`INTERIOR_MIN`)."""
+        self.solver.setOptionValue("time_limit", 0.0)
 
     def _stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()
@@ -630,8 +623,7 @@ class _Racer:
                  stop: threading.Event | None, interior: bool = False,
                  dense: bool = False) -> None:
         self.weights, self.cone, self.interior, self.dense = weights, cone, interior, dense
-        self.master = _Restricted(weights, cone, scaled, stop, presolve=not dense,
-                                  callback=not dense)
+        self.master = _Restricted(weights, cone, scaled, stop, presolve=not dense)
         self.pricer = pricer.fork(self.master)
         if not (interior or dense):
             self.master.add(self.pricer.first)
@@ -690,9 +682,9 @@ def _rival(n: int, cone: Cone) -> str:
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool) -> list[_Racer]:
     """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
-    second thread, from :data:`RACE_LATE` seconds on (a dense racer at once, an interior one
-    from :data:`INTERIOR_AT_ONCE` outputs; any racer once the first failed), until one proves
-    its optimum (:data:`RACE_MIN`). A racer's
+    second thread (a dense or interior racer at once, the unscaled master from
+    :data:`RACE_LATE` seconds on or once the first failed), until one proves its optimum
+    (:data:`RACE_MIN`). A racer's
     :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
     raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
@@ -702,10 +694,9 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         return racers
     stop = threading.Event()
     rival = _rival(len(weights), cone)
-    dense = rival == "dense"
     racers = [_Racer(weights, cone, pricer, True, stop),
               _Racer(weights, cone, pricer, rival != "unscaled", stop,
-                     interior=rival == "interior", dense=dense)]
+                     interior=rival == "interior", dense=rival == "dense")]
     threads = [threading.Thread(target=racer.run, daemon=True,
                                 args=(deadline, fallback, stop,
                                       [r for r in racers if r is not racer]))
@@ -717,8 +708,7 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
         with threadpool_limits(limits=1, user_api="blas"):
             threads[0].start()
-            at_once = dense or (rival == "interior" and len(weights) >= INTERIOR_AT_ONCE)
-            threads[0].join(0.0 if at_once else RACE_LATE)
+            threads[0].join(RACE_LATE if rival == "unscaled" else 0.0)
             if not stop.is_set() and (threads[0].is_alive()
                                       or isinstance(racers[0].error, SolverError)):
                 threads[1].start()
