@@ -44,7 +44,10 @@ def test_the_rest_of_the_basis_is_optimal_for_the_smaller_master(monkeypatch, n,
     rows, m = master.solver.getNumRow(), len(master.capped) + 1
     gone = master.prune()
     assert gone.size > 0
-    assert np.all(mechanism[:, gone] == 0.0)  # only outputs without mass leave
+    # only outputs without mass leave (HiGHS may leave a basic variable at -1e-14, inside its
+    # tolerance: (30, absolute) has one such entry since the gains reach HiGHS times 2^k)
+    assert np.all(mechanism[:, gone] <= 0.0)
+    assert np.all(mechanism[:, gone] >= -1e-12)
     assert master.solver.getNumRow() == rows - gone.size * m
     assert master.solver.getNumCol() == (n - gone.size) * (n + 2)
     assert sorted(master.outputs) == sorted(set(range(n)) - set(gone.tolist()))
@@ -83,8 +86,8 @@ def test_no_pruning_below_the_thresholds(monkeypatch):
 
 
 @pytest.mark.parametrize(("prior_kind", "kind", "eps", "radius"),
-                         [("uniform", "square", 2.0, 0.0), ("dirichlet", "square", 2.0, 0.3),
-                          ("dirichlet", "absolute", 2.0, 0.5)])
+                         [("uniform", "square", 2.0, 0.0), ("dirichlet", "square", 1.5, 0.3),
+                          ("dirichlet", "absolute", 1.5, 0.5)])
 def test_designs_that_prune_keep_the_compact_optimum_and_exact_feasibility(
         monkeypatch, prior_kind, kind, eps, radius):
     n = 60

@@ -52,7 +52,7 @@ import time
 import numpy as np
 
 from ..._errors import SolverError
-from .._highs import new_highs
+from .._highs import cost_unit, new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone
@@ -174,6 +174,9 @@ class _Restricted:
     ``excess(., y)`` (N), ``low_y``, ``width_y`` and rows ``excess(x, y) - width_y <= 0`` for the
     capped inputs x (:func:`_uncapped`) and
     ``(a - b - d) low_y + a width_y - b <nu, excess(., y)> <= 0`` (the cap; ``mass_y`` substituted).
+
+    HiGHS sees the gains times ``unit`` (:func:`.cost_unit`, a power of 2: its tolerances are
+    absolute); :attr:`value` and :attr:`duals` are read back in the gains' own unit.
     """
 
     def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool = True,
@@ -182,6 +185,7 @@ class _Restricted:
 
         self.highspy = highspy
         self.weights = weights
+        self.unit = cost_unit(weights)
         n = weights.shape[0]
         self.n = n
         self.a, self.b, self.d = cone.a, cone.b, cone.d
@@ -224,7 +228,7 @@ class _Restricted:
         blocks = np.arange(k)[:, None]
         # columns excess(., y), low_y, width_y: excess(x, y) and low_y enter row sum x
         starts = np.concatenate([everyone, [n, 2 * n]])[None, :] + 2 * n * blocks
-        gains = self.weights[:, outputs].T
+        gains = self.unit * self.weights[:, outputs].T
         cost = np.concatenate([gains, gains.sum(axis=1, keepdims=True), np.zeros((k, 1))], axis=1)
         self.solver.addCols(k * (n + 2), cost.ravel(), np.zeros(k * (n + 2)),
                             np.full(k * (n + 2), inf), 2 * n * k, starts.ravel().astype(np.int32),
@@ -269,8 +273,8 @@ class _Restricted:
                                point.cap_duals[at, None]], axis=1)
         solution = highspy.HighsSolution()
         solution.col_value = columns.ravel().tolist()
-        solution.col_dual = reduced.ravel().tolist()
-        solution.row_dual = np.concatenate([point.multipliers, rows.ravel()]).tolist()
+        solution.col_dual = (self.unit * reduced).ravel().tolist()
+        solution.row_dual = (self.unit * np.concatenate([point.multipliers, rows.ravel()])).tolist()
         solution.row_value = [0.0] * len(solution.row_dual)
         solution.value_valid = solution.dual_valid = True
         solver.crossover(solution)  # "imprecise" is fine: solve() cleans up from its basis
@@ -321,8 +325,8 @@ class _Restricted:
         self.solution = np.asarray(solution.col_value)
         blocks = self.solution.reshape(self.solved, self.n + 2)
         self.used = int(np.count_nonzero(blocks[:, : self.n].max(axis=1) + blocks[:, self.n] > 0))
-        self.duals = np.asarray(solution.row_dual)[: self.n].copy()
-        self.value = float(solver.getInfo().objective_function_value)
+        self.duals = np.asarray(solution.row_dual)[: self.n] / self.unit
+        self.value = float(solver.getInfo().objective_function_value) / self.unit
         return True
 
     def prune(self) -> np.ndarray:
