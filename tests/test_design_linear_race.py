@@ -253,6 +253,23 @@ def test_designs_raced_against_a_dense_racer_are_exact(racing, kind):
     assert "on every output" in result.method
 
 
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+def test_below_dense_master_the_dense_racer_races_the_interior_racer(racing, kind, monkeypatch):
+    n, eps = 30, 2.0  # budget e^2 = 7.4: over DENSE_START * 30 = 5.4, under DENSE_MASTER * 30
+    prior, gain = _problem(n, kind)
+    cone = make_cone(prior, eps, 0.0, n)
+    assert linear_gain._rival(n, cone) == "dense"
+    assert cone.b + cone.d < linear_gain.DENSE_MASTER * n * cone.a
+    started = []
+    run = linear_gain._Racer.run
+    monkeypatch.setattr(linear_gain._Racer, "run",
+                        lambda self, *args: started.append((self.interior, self.dense))
+                        or run(self, *args))
+    result = pml.design(prior, eps, gain=gain)
+    assert sorted(started) == [(False, True), (True, False)]
+    assert_matches_compact(result, prior, gain, eps, 0.0)
+
+
 @pytest.mark.parametrize("radius", [0.0, 0.5, 1.0])
 @pytest.mark.parametrize("eps", [0.5, 2.0, 4.0])
 def test_the_budget_bounds_every_feasible_mechanisms_sum_of_column_maxima(radius, eps):

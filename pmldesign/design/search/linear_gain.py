@@ -28,7 +28,8 @@ interior point of the compact LP over every output (:mod:`.block_ipm`), then HiG
 from it on the outputs it uses (:meth:`_Restricted.start`) and output generation from that
 basis, with the interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
 :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
-start and without presolve. Both start with the first. Elsewhere (more than
+start and without presolve, and (below :data:`DENSE_MASTER`) the first is the interior racer.
+Both start with the first. Elsewhere (more than
 :data:`INTERIOR_MAX` outputs), or when the interior point does not converge, the second racer is
 the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
 paths on these degenerate LPs and neither is faster on every instance), which joins only when
@@ -164,6 +165,17 @@ INTERIOR_GAP = 1e-4
 #: 0.63 -> 1.03. 0.18 rather than 0.2 keeps N = 100, eps = 3 on a small ball (budget 19.7).
 DENSE_START = 0.18
 DENSE_MAX = 200
+#: Below a budget of ``DENSE_MASTER`` times N the dense racer races the interior racer, not the
+#: scaled master. Each alone, one thread (issue 12, thirteenth session; Dirichlet(5) seeds 0
+#: and 1 and uniform priors, |x - y|, (x - y)^2 and random gains, fixed and ball): at N = 100,
+#: eps 3 and N = 200, eps 3.6-4 the master (0.15-3.4 s) was never the fastest (interior racer
+#: 0.09-1.4 s, dense racer 0.07-2.7 s); at N = 200, eps 5 (budget 0.74 N) it was, on the random
+#: gains (0.32-0.43 s; interior racer 0.59-0.83 s, dense racer 1.5 s to over 5 s). Raced, one
+#: process, best of 2 alternating (BENCHMARKS.md, "The dense racer beside the interior
+#: racer"): N = 100, eps 3, 18 instances, totals 3.9 -> 3.3 s, ratios to HiGHS up to 1.14 -> up
+#: to 0.92; N = 200, eps 3.6, 4 and 5, 36 instances, totals 28.5 -> 21.5 s (random at eps 3.6
+#: on fixed priors 2.2-2.7 -> 0.8 s).
+DENSE_MASTER = 0.5
 
 
 class _Restricted:
@@ -688,7 +700,8 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
     """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
     second thread (a dense or interior racer at once, the unscaled master from
     :data:`RACE_LATE` seconds on or once the first failed), until one proves its optimum
-    (:data:`RACE_MIN`). A racer's
+    (:data:`RACE_MIN`); a dense racer's first rival is the interior racer below a budget of
+    :data:`DENSE_MASTER` times N. A racer's
     :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
     raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
@@ -697,8 +710,10 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         racers[0].run(deadline, fallback, None, [])
         return racers
     stop = threading.Event()
-    rival = _rival(len(weights), cone)
-    racers = [_Racer(weights, cone, pricer, True, stop),
+    n = len(weights)
+    rival = _rival(n, cone)
+    first = rival == "dense" and cone.b + cone.d < DENSE_MASTER * n * cone.a
+    racers = [_Racer(weights, cone, pricer, True, stop, interior=first),
               _Racer(weights, cone, pricer, rival != "unscaled", stop,
                      interior=rival == "interior", dense=rival == "dense")]
     threads = [threading.Thread(target=racer.run, daemon=True,
