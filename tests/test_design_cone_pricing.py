@@ -18,7 +18,7 @@ from scipy.optimize import linprog
 
 import pmldesign as pml
 from pmldesign.design.formulation.compact_lp import solve_compact
-from pmldesign.design.search.cone_pricing import bound, make_cone, price
+from pmldesign.design.search.cone_pricing import bound, make_cone, price, price_values
 from pmldesign.design.search.linear_gain import solve_linear_gain
 
 MODES = ("fixed", "robust", "ldp")
@@ -249,3 +249,27 @@ def test_output_generation_matches_the_compact_lp_on_every_gain_family(
     assert np.abs(mechanism.sum(axis=1) - 1).max() < 1e-8
     # the value is the mechanism's gain
     assert float((weights * mechanism).sum()) == pytest.approx(found.value, abs=1e-9 * scale)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 30), st.integers(1, 12), st.data())
+def test_value_only_pricing_is_the_exact_pricing(seed, n, m, data):
+    # ties in reduced / nu (integer costs over a uniform or proportional nu) sort in another
+    # order without the stable sort; the minimum is the same up to the sums' rounding, and for
+    # small N it is the literal section's minimum
+    rng = np.random.default_rng(seed)
+    prior = np.full(n, 1.0 / n) if data.draw(st.booleans()) else rng.dirichlet(np.ones(n))
+    eps = data.draw(st.sampled_from([0.01, 0.5, 1.0, 3.0]))
+    radius = data.draw(st.sampled_from([0.0, 0.9])) * 2 * prior.min()
+    ldp = data.draw(st.booleans())
+    cone = make_cone(None if ldp else prior, eps, 0.0 if ldp else radius, n)
+    reduced = rng.integers(-3, 4, size=(n, m)).astype(float)
+    if data.draw(st.booleans()):
+        reduced *= prior[:, None]
+    values = price_values(reduced, cone)
+    scale = max(1.0, float(np.abs(reduced).sum(axis=0).max()))
+    assert np.allclose(values, price(reduced, cone).value, rtol=0, atol=1e-13 * scale)
+    if n <= 6:
+        for y in range(m):
+            expected = _section_minimum(reduced[:, y], prior, eps, 0.0 if ldp else radius, ldp)
+            assert values[y] == pytest.approx(expected, abs=1e-9 * scale)

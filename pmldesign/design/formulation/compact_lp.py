@@ -36,7 +36,9 @@ ROUNDING = 1e-12
 class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
     the search ended (``"optimal"``, ``"time limit"``, ``"stalled"``), the outputs in the final
-    restricted LP, the number of LP solves and the solver that found the mechanism."""
+    restricted LP, the number of LP solves, the solver that found the mechanism and, from output
+    generation, row-sum multipliers: an interior racer's converged ones, else the duals of the
+    winner's last LP (``None`` when neither exists)."""
 
     mechanism: np.ndarray
     value: float
@@ -45,6 +47,7 @@ class LinearSolution:
     outputs: int = 0
     rounds: int = 1
     solver: str = "HiGHS"
+    multipliers: np.ndarray | None = None
 
 
 class _Builder:

@@ -58,7 +58,7 @@ from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone
 from .block_ipm import InteriorPoint, interior_point
-from .cone_pricing import bound, price
+from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
@@ -455,17 +455,30 @@ def _uncapped(cone: Cone) -> np.ndarray:
 
 def _prices(multipliers: np.ndarray, weights: np.ndarray, cone,
             deadline: float = math.inf) -> np.ndarray | None:
-    """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs;
-    ``None`` when ``deadline`` (``time.monotonic``) passes between two chunks."""
+    """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs
+    (:func:`.cone_pricing.price_values`); ``None`` when ``deadline`` (``time.monotonic``)
+    passes, or once an eighth of the outputs is priced and the rest would end after it at the
+    pace so far (the first chunk alone is slower: measured at N = 6000)."""
     n = weights.shape[0]
     step = max(1, PRICE_CHUNK // n)
     values = np.empty(n)
+    start = time.monotonic()
     for first in range(0, n, step):
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        late = 8 * first >= n and now + (now - start) * (n - first) / first > deadline
+        if now > deadline or late:
             return None
         block = weights[:, first:first + step]
-        values[first:first + step] = -price(multipliers[:, None] - block, cone).value
+        values[first:first + step] = -price_values(multipliers[:, None] - block, cone)
     return values
+
+
+def certified_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
+                    deadline: float = math.inf) -> float | None:
+    """The Lagrangian bound of any row-sum ``multipliers`` (module docstring), priced exactly
+    over every output; ``None`` when the pricing would end after ``deadline`` (:func:`_prices`)."""
+    prices = _prices(multipliers, weights, cone, deadline)
+    return None if prices is None else bound(multipliers, prices, weights, cone)
 
 
 class _OutputPricer:
@@ -550,14 +563,18 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     winner = max(solved, key=lambda r: (r.search.status == "optimal", r.search.value),
                  default=racers[0])
     upper_bound = min(r.search.upper_bound for r in racers)
+    # row-sum multipliers: an interior point's (central in the optimal face of the duals), else
+    # the last LP's duals (a vertex of it)
+    multipliers = next((r.central for r in racers if r.central is not None), None)
     if winner.search.solved:
         mechanism, value = winner.master.mechanism(), winner.search.value
+        multipliers = winner.master.duals if multipliers is None else multipliers
     closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
     status = "optimal" if winner.search.status == "optimal" or closed else (
         winner.search.status if winner.search.status != "stopped" else "time limit")
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
-        outputs=len(winner.master.outputs), rounds=winner.master.rounds,
+        outputs=len(winner.master.outputs), rounds=winner.master.rounds, multipliers=multipliers,
         solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
                                 if len(racers) == 2 else ""),
     )
@@ -599,11 +616,10 @@ def solve_diagonal_gain(weights: np.ndarray, cone: Cone,
             continue
         value = float(np.einsum("xy,xy->", weights, candidate.mechanism))  # no N x N temporary
         first = first or (candidate, value)
-        prices = _prices(candidate.multipliers, weights, cone, deadline)
-        if prices is None:  # out of time: the first candidate, with the plain bound
+        upper_bound = certified_bound(candidate.multipliers, weights, cone, deadline)
+        if upper_bound is None:  # out of time: the first candidate, with the plain bound
             return _diagonal(*first, bound(weights.max(axis=1), np.zeros(1), weights, cone),
                              "time limit")
-        upper_bound = bound(candidate.multipliers, prices, weights, cone)
         if upper_bound - value <= GAP * max(1.0, abs(value)):
             return _diagonal(candidate, value, upper_bound, "optimal")
     return None
@@ -645,6 +661,7 @@ class _Racer:
             self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
+        self.central: np.ndarray | None = None  # an interior racer's converged multipliers
 
     def run(self, deadline: float, fallback: float, stop: threading.Event | None,
             rivals: list[_Racer]) -> None:
@@ -679,12 +696,13 @@ class _Racer:
                 self.master.solver.setOptionValue("simplex_scale_strategy", 0)
             self.master.add(self.pricer.first)
             return math.inf
-        prices = _prices(point.multipliers, self.weights, self.cone)
+        upper_bound = certified_bound(point.multipliers, self.weights, self.cone)
+        self.central = point.multipliers
         chosen = np.flatnonzero(point.mass() > CHOOSE * self.weights.shape[0])
         self.pricer.chosen[:] = False
         self.pricer.chosen[chosen] = True
         self.master.start(point, chosen)
-        return bound(point.multipliers, prices, self.weights, self.cone)
+        return upper_bound
 
 
 def _rival(n: int, cone: Cone) -> str:
