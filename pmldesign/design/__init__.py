@@ -12,7 +12,9 @@ The folders show the architecture:
 * :mod:`.search` -- searches that drive solvers, on one column-generation core
   :mod:`.search.engine` (restricted master, pricing, certified bound, time accounting):
   :mod:`.search.linear_gain` with :mod:`.search.cone_pricing` (linear gains by output
-  generation; its second racer starts from the interior point of :mod:`.search.block_ipm`),
+  generation; its second racer starts from the interior point of :mod:`.search.block_ipm`;
+  under a time limit at large N :mod:`.search.coarse` first designs for runs of consecutive
+  inputs and lifts),
   :mod:`.search.mutual_information` with :mod:`.search.lift_pricing`,
   :mod:`.search.two_level` and :mod:`.search.set_vertices` (mutual information by column
   generation over lift vectors; the last enumerates them for vertex and box sets);

@@ -21,6 +21,7 @@ from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import Finalized, cap_rows, finalize, guarantee
+from .search.coarse import COARSE_MIN, coarse_linear_gain
 from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
 
@@ -32,6 +33,10 @@ SOLVER_SHARE = 0.8
 #: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
 #: the LP ill-scaled well before); such budgets are handled by :func:`_large_eps`.
 LP_EPS_MAX = 40.0
+#: Under a time limit at large N, the search over the inputs runs after the runs' design of
+#: :mod:`.coarse` only when the time left holds this many pricings of every output (its start
+#: and one round); at N = 6000 one takes about 3.5 s.
+SEARCH_PRICINGS = 3.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -426,7 +431,8 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     eps beyond :data:`LP_EPS_MAX`, or when HiGHS fails (e.g. priors with 1e-12 entries), the
     unconstrained optimum made feasible (:func:`_large_eps` under LDP, else the repair of
     :func:`.repair.finalize`), with the unconstrained value as upper bound. A time limit that
-    runs out returns the best mechanism found with status ``"time limit"``.
+    runs out returns the best mechanism found with status ``"time limit"``
+    (:func:`_output_generation`).
     """
     free = np.zeros(gain.shape)  # calloc: pages never written stay shared zeros
     free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
@@ -451,11 +457,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         if time_limit is not None:
             time_limit = max(0.0, time_limit - (time.monotonic() - start))
         try:
-            solution = solve_linear_gain(weights, cone, time_limit)
-            method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
-                      f"outputs ({solution.solver}, {solution.rounds} "
-                      f"round{'s' if solution.rounds != 1 else ''})")
-            return solution.mechanism, solution.upper_bound, method, solution.status
+            return _output_generation(weights, cone, prior, time_limit, free_value)
         except SolverError as error:
             if "time limit" in str(error).lower():
                 raise
@@ -468,6 +470,37 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
         "bounded by the unconstrained value"
     ), "stalled"
+
+
+def _output_generation(weights: np.ndarray, cone, prior: np.ndarray, time_limit: float | None,
+                       free_value: float) -> tuple[np.ndarray, float, str, str]:
+    """:func:`.solve_linear_gain` as ``(mechanism, bound, method, status)``; under a time limit
+    from :data:`.COARSE_MIN` outputs the design on runs of consecutive inputs first
+    (:mod:`.coarse`), then the search over the inputs only when what is left of the time holds
+    :data:`SEARCH_PRICINGS` pricings of every output (the runs' bound timed one), and the better
+    of the two mechanisms."""
+    start = time.monotonic()
+    coarse = None
+    if time_limit is not None and len(prior) >= COARSE_MIN:
+        coarse = coarse_linear_gain(weights, prior, cone, time_limit)
+        time_limit = max(0.0, time_limit - (time.monotonic() - start))
+        if time_limit < SEARCH_PRICINGS * coarse.pricing:
+            return coarse.mechanism, min(coarse.upper_bound, free_value), (
+                f"output generation on {coarse.runs} runs of consecutive inputs "
+                f"({coarse.status}), lifted; no search over the inputs: {time_limit:.2g} s "
+                f"left, one pricing of every output takes {coarse.pricing:.2g} s"), "time limit"
+    solution = solve_linear_gain(weights, cone, time_limit)
+    method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
+              f"outputs ({solution.solver}, {solution.rounds} "
+              f"round{'s' if solution.rounds != 1 else ''})")
+    if coarse is None or solution.status == "optimal":
+        return solution.mechanism, solution.upper_bound, method, solution.status
+    upper_bound = min(solution.upper_bound, coarse.upper_bound)
+    if coarse.value <= solution.value:
+        return solution.mechanism, upper_bound, method, solution.status
+    return coarse.mechanism, upper_bound, method + (
+        f"; output generation on {coarse.runs} runs of consecutive inputs "
+        f"({coarse.status}), lifted, did better and is returned"), solution.status
 
 
 def _cone(prior: np.ndarray, eps: float, radius: float, ldp: bool,

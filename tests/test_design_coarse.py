@@ -1,0 +1,140 @@
+"""Runs of consecutive inputs (pmldesign/design/search/coarse.py): the lifted design is worth at
+most the optimum and its lifted bound at least the optimum (the literal LP of
+tests/_design_brute.py, exact oracle), and a time-limited design returns it when the search over
+the inputs does worse."""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import exact_oracle
+import numpy as np
+import pytest
+from _design_brute import linear_feasible_literal, linear_optimum_ldp, linear_optimum_literal
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pmldesign as pml
+from pmldesign.design.formulation.compact_lp import LinearSolution
+from pmldesign.design.search.cone_pricing import make_cone
+
+coarse = importlib.import_module("pmldesign.design.search.coarse")
+api = importlib.import_module("pmldesign.design.api")
+linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
+
+
+def _gain(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    x = np.arange(n)
+    return {"absolute": -np.abs(np.subtract.outer(x, x)) / n,
+            "square": -np.subtract.outer(x, x) ** 2 / n**2,
+            "random": rng.random((n, n))}[kind]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 12))
+def test_runs_are_consecutive_and_of_about_equal_mass(seed, n, k):
+    prior = np.random.default_rng(seed).dirichlet(np.ones(n))
+    run = coarse.runs(prior, k)
+    assert run.min() >= 0 and run.max() < k
+    assert np.all(np.diff(run) >= 0)  # consecutive inputs
+    masses = np.bincount(run, weights=prior, minlength=k)
+    # input x sits in run floor(k m_x): a run holds its share 1/k give or take one input
+    assert masses.max() <= 1.0 / k + prior.max() + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(4, 9), st.data())
+def test_the_lifted_design_and_its_bound_bracket_the_optimum(seed, n, data):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(n, 3.0))
+    kind = data.draw(st.sampled_from(["fixed", "ball", "ldp"]))
+    radius = data.draw(st.sampled_from([0.4, 0.95])) * 2 * prior.min() if kind == "ball" else 0.0
+    eps = data.draw(st.sampled_from([0.1, 0.7, 1.5, 3.0]))
+    gain = _gain(data.draw(st.sampled_from(["absolute", "square", "random"])), n, rng)
+    weights = prior[:, None] * gain
+    cone = make_cone(None if kind == "ldp" else prior, eps, radius, n)
+    k = data.draw(st.integers(2, n))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(coarse, "RUNS", k)
+        found = coarse.coarse_linear_gain(weights, prior, cone, None)
+    mechanism = found.mechanism
+    assert exact_oracle.is_mechanism(mechanism, 1e-12)
+    run = coarse.runs(prior, k)
+    for r in np.unique(run):  # lifted: one row a run
+        assert np.array_equal(mechanism[run == r], np.repeat(mechanism[run == r][:1],
+                                                             (run == r).sum(), axis=0))
+    assert found.value == pytest.approx(float(np.sum(weights * mechanism)), abs=1e-12)
+    ratios = (exact_oracle.ldp_ratios(mechanism) if kind == "ldp"
+              else exact_oracle.leakage_ratios(mechanism, prior, radius))
+    assert exact_oracle.exact_log(exact_oracle.worst_ratio(ratios)) <= eps + 1e-9  # rounding
+    optimum = (linear_optimum_ldp(prior, eps, gain) if kind == "ldp"
+               else linear_optimum_literal(prior, eps, radius, gain))
+    assert found.value <= optimum + 1e-9
+    reached = linear_feasible_literal(prior, eps, radius, gain, ldp=kind == "ldp")
+    assert found.upper_bound >= reached - 1e-12
+    if found.runs == n:  # runs of one input: the runs' design is the design, duals optimal
+        assert found.value == pytest.approx(optimum, abs=1e-8)
+        assert found.upper_bound <= optimum + 1e-8
+
+
+def _instance(n: int = 12, seed: int = 4):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(n, 5.0))
+    return prior, _gain("square", n, rng)
+
+
+def test_a_design_out_of_time_returns_the_lifted_design(monkeypatch):
+    # runs of two inputs; the search over the inputs left no time (SEARCH_PRICINGS): the design
+    # is the lifted one, finalised: exactly feasible, its bound at least the optimum
+    prior, gain = _instance()
+    monkeypatch.setattr(coarse, "RUNS", 6)
+    monkeypatch.setattr(api, "COARSE_MIN", 10)
+    monkeypatch.setattr(api, "SEARCH_PRICINGS", math.inf)
+    result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
+    assert result.status == "time limit" and not result.exact
+    assert "runs of consecutive inputs" in result.method
+    assert "no search over the inputs" in result.method
+    assert exact_oracle.within(result.mechanism, prior, 1.0)
+    assert result.upper_bound >= linear_feasible_literal(prior, 1.0, 0.0, gain) - 1e-12
+    assert result.utility <= linear_optimum_literal(prior, 1.0, 0.0, gain) + 1e-9
+    # and it is the lifted design (to the repair's rounding)
+    found = coarse.coarse_linear_gain(prior[:, None] * gain, prior,
+                                      make_cone(prior, 1.0, 0.0, 12), None)
+    assert result.utility == pytest.approx(found.value, abs=1e-9)
+
+
+def test_a_search_that_proves_its_optimum_wins(monkeypatch):
+    prior, gain = _instance()
+    monkeypatch.setattr(coarse, "RUNS", 6)
+    monkeypatch.setattr(api, "COARSE_MIN", 10)
+    result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
+    assert result.status == "optimal" and result.exact
+    assert result.method.startswith("output generation: compact LP")
+    assert result.utility == pytest.approx(linear_optimum_literal(prior, 1.0, 0.0, gain),
+                                           abs=1e-9)
+
+
+def test_a_search_out_of_time_below_the_lifted_design_returns_it(monkeypatch):
+    # the search over the inputs stopped after its first LP: the lifted design does better
+    prior, gain = _instance()
+    monkeypatch.setattr(coarse, "RUNS", 6)
+    monkeypatch.setattr(api, "COARSE_MIN", 10)
+    solve = linear_gain.solve_linear_gain
+
+    def stopped(weights, cone, time_limit):
+        if weights.shape[0] == 6:  # the runs' LP
+            return solve(weights, cone, time_limit)
+        n = weights.shape[0]
+        constant = np.zeros((n, n))
+        constant[:, 0] = 1.0
+        return LinearSolution(mechanism=constant, value=float(weights[:, 0].sum()),
+                                  upper_bound=float(weights.max(axis=1).sum()),
+                                  status="time limit", outputs=1, rounds=1)
+
+    monkeypatch.setattr(api, "solve_linear_gain", stopped)
+    result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
+    assert result.status == "time limit"
+    assert "lifted, did better and is returned" in result.method
+    assert exact_oracle.within(result.mechanism, prior, 1.0)
+    assert result.upper_bound >= linear_feasible_literal(prior, 1.0, 0.0, gain) - 1e-12
