@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pmldesign as pml
+from pmldesign._errors import SolverError
 from pmldesign.design.formulation.compact_lp import LinearSolution
 from pmldesign.design.search.cone_pricing import make_cone
 
@@ -138,3 +139,17 @@ def test_a_search_out_of_time_below_the_lifted_design_returns_it(monkeypatch):
     assert "lifted, did better and is returned" in result.method
     assert exact_oracle.within(result.mechanism, prior, 1.0)
     assert result.upper_bound >= linear_feasible_literal(prior, 1.0, 0.0, gain) - 1e-12
+
+
+def test_a_solver_failure_on_the_runs_leaves_the_search(monkeypatch):
+    prior, gain = _instance()
+    monkeypatch.setattr(api, "COARSE_MIN", 10)
+
+    def failed(*args):
+        raise SolverError("HiGHS failed on the runs")
+
+    monkeypatch.setattr(api, "coarse_linear_gain", failed)
+    result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
+    assert result.status == "optimal" and "runs" not in result.method
+    assert result.utility == pytest.approx(linear_optimum_literal(prior, 1.0, 0.0, gain),
+                                           abs=1e-9)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -22,6 +23,7 @@ from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import Finalized, cap_rows, finalize, guarantee
 from .search.coarse import COARSE_MIN, coarse_linear_gain
+from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
 
@@ -172,7 +174,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         ``status="time limit"``); the certificate itself is never cut short, so a call can run
         over by about one certificate (measured at N = 6000: within 10 % + 1 s). Mutual
         information out of time returns randomized response over a partition of the inputs
-        when that does better (:mod:`pmldesign.design.math.partition`).
+        when that does better (:mod:`pmldesign.design.math.partition`); a linear gain from
+        N = 384 first designs for runs of consecutive inputs and lifts it, which also gives a
+        certified bound (:mod:`pmldesign.design.search.coarse`).
 
     Returns
     -------
@@ -457,7 +461,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         if time_limit is not None:
             time_limit = max(0.0, time_limit - (time.monotonic() - start))
         try:
-            return _output_generation(weights, cone, prior, time_limit, free_value)
+            return _output_generation(weights, cone, prior, time_limit)
         except SolverError as error:
             if "time limit" in str(error).lower():
                 raise
@@ -472,20 +476,23 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     ), "stalled"
 
 
-def _output_generation(weights: np.ndarray, cone, prior: np.ndarray, time_limit: float | None,
-                       free_value: float) -> tuple[np.ndarray, float, str, str]:
+def _output_generation(weights: np.ndarray, cone, prior: np.ndarray,
+                       time_limit: float | None) -> tuple[np.ndarray, float, str, str]:
     """:func:`.solve_linear_gain` as ``(mechanism, bound, method, status)``; under a time limit
     from :data:`.COARSE_MIN` outputs the design on runs of consecutive inputs first
     (:mod:`.coarse`), then the search over the inputs only when what is left of the time holds
     :data:`SEARCH_PRICINGS` pricings of every output (the runs' bound timed one), and the better
-    of the two mechanisms."""
+    of the two mechanisms (the runs skipped when HiGHS fails on them)."""
     start = time.monotonic()
     coarse = None
     if time_limit is not None and len(prior) >= COARSE_MIN:
-        coarse = coarse_linear_gain(weights, prior, cone, time_limit)
+        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: search the inputs
+            coarse = coarse_linear_gain(weights, prior, cone, time_limit)
         time_limit = max(0.0, time_limit - (time.monotonic() - start))
-        if time_limit < SEARCH_PRICINGS * coarse.pricing:
-            return coarse.mechanism, min(coarse.upper_bound, free_value), (
+        if coarse is not None and time_limit < SEARCH_PRICINGS * coarse.pricing:
+            # every row at its best output bounds every design (u = max_y W[x, y], h_y(u) <= 0)
+            plain = cone_bound(weights.max(axis=1), np.zeros(1), weights, cone)
+            return coarse.mechanism, min(coarse.upper_bound, plain), (
                 f"output generation on {coarse.runs} runs of consecutive inputs "
                 f"({coarse.status}), lifted; no search over the inputs: {time_limit:.2g} s "
                 f"left, one pricing of every output takes {coarse.pricing:.2g} s"), "time limit"
