@@ -1,7 +1,8 @@
 """Runs of consecutive inputs (pmldesign/design/search/coarse.py): the lifted design is worth at
 most the optimum and its lifted bound at least the optimum (the literal LP of
 tests/_design_brute.py, exact oracle), and a time-limited design returns it when the search over
-the inputs does worse."""
+the inputs does worse; for mutual information the lifted design is feasible, at most the
+optimum (enumerated lift vertices), and returned when the search stops short of it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ import math
 import exact_oracle
 import numpy as np
 import pytest
-from _design_brute import linear_feasible_literal, linear_optimum_ldp, linear_optimum_literal
+from _design_brute import (
+    linear_feasible_literal,
+    linear_optimum_ldp,
+    linear_optimum_literal,
+    mi_optimum,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -153,3 +159,49 @@ def test_a_solver_failure_on_the_runs_leaves_the_search(monkeypatch):
     assert result.status == "optimal" and "runs" not in result.method
     assert result.utility == pytest.approx(linear_optimum_literal(prior, 1.0, 0.0, gain),
                                            abs=1e-9)
+
+
+def _mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
+    joint = prior[:, None] * mechanism
+    output = joint.sum(axis=0)
+    inside = joint > 0
+    return float(np.sum(joint[inside] * np.log(joint[inside] / (prior[:, None] * output)[inside])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(4, 7), st.sampled_from([0.3, 0.8, 1.5]))
+def test_the_lifted_mutual_information_design_is_feasible_and_at_most_the_optimum(seed, n, eps):
+    prior = np.random.default_rng(seed).dirichlet(np.full(n, 3.0))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(coarse, "MI_RUNS", (2, 3))
+        found = coarse.coarse_mutual_information(prior, eps, 0.0, False, 40.0)
+    assert exact_oracle.is_mechanism(found.mechanism, 1e-12)
+    assert found.value == pytest.approx(_mutual_information(found.mechanism, prior), abs=1e-9)
+    ratios = exact_oracle.leakage_ratios(found.mechanism, prior)
+    assert exact_oracle.exact_log(exact_oracle.worst_ratio(ratios)) <= eps + 1e-9
+    assert found.value <= mi_optimum(prior, eps) + 1e-9
+
+
+def test_a_mutual_information_search_out_of_time_returns_the_lifted_design(monkeypatch):
+    # the search over the inputs stopped at once; the design for 16 runs (exact in ~0.1 s)
+    # is returned, finalised: exactly feasible, its value that of the runs' design
+    n, eps = 400, 0.5
+    prior = np.random.default_rng(2).dirichlet(np.full(n, 5.0))
+    search = importlib.import_module("pmldesign.design.search.mutual_information")
+    original = search.maximize_mutual_information
+
+    def hurried(prior, eps, **options):
+        if len(prior) == n:
+            options["time_limit"] = 1e-3
+        return original(prior, eps, **options)
+
+    monkeypatch.setattr(search, "maximize_mutual_information", hurried)
+    monkeypatch.setattr(coarse, "MI_RUNS", (16,))
+    result = pml.design(prior, eps, time_limit=20.0)
+    assert result.status == "time limit" and not result.exact
+    assert "16 runs of consecutive inputs" in result.method
+    assert exact_oracle.within(result.mechanism, prior, eps)
+    assert result.upper_bound >= result.utility
+    runs = coarse.coarse_mutual_information(prior, eps, 0.0, False, 20.0)
+    assert result.utility == pytest.approx(runs.value, abs=1e-9)
+    assert result.utility > 0.45  # the partition floor: 0.2284

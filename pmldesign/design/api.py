@@ -22,7 +22,7 @@ from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import Finalized, cap_rows, finalize, guarantee
-from .search.coarse import COARSE_MIN, coarse_linear_gain
+from .search.coarse import COARSE_MIN, coarse_linear_gain, coarse_mutual_information
 from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
@@ -174,9 +174,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         ``status="time limit"``); the certificate itself is never cut short, so a call can run
         over by about one certificate (measured at N = 6000: within 10 % + 1 s). Mutual
         information out of time returns randomized response over a partition of the inputs
-        when that does better (:mod:`pmldesign.design.math.partition`); a linear gain from
-        N = 384 first designs for runs of consecutive inputs and lifts it, which also gives a
-        certified bound (:mod:`pmldesign.design.search.coarse`).
+        when that does better (:mod:`pmldesign.design.math.partition`). From N = 384 both
+        first design for runs of consecutive inputs and lift it
+        (:mod:`pmldesign.design.search.coarse`), for a linear gain with a certified bound.
 
     Returns
     -------
@@ -359,14 +359,25 @@ def _or_partition(final: Finalized, prior: np.ndarray, eps: float, radius: float
     elif not ldp:
         rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
     mechanism, k = best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
+    return _or_candidate(
+        final, mechanism, score,
+        lambda m: finalize(m, prior, eps, radius, ldp, prior_set=prior_set, deadline=deadline),
+        method, f"randomized response over {k} groups of inputs (a closed form) did better and "
+        "is returned")
+
+
+def _or_candidate(final: Finalized, mechanism: np.ndarray,
+                  score: Callable[[np.ndarray], float],
+                  refinalize: Callable[[np.ndarray], Finalized], method: str,
+                  note: str) -> tuple[Finalized, str]:
+    """``final``, or ``mechanism`` finalised (with ``note`` added to ``method``) when it scores
+    higher, before and after its finalisation."""
     if score(mechanism) <= score(final.mechanism):
         return final, method
-    candidate = finalize(mechanism, prior, eps, radius, ldp, prior_set=prior_set,
-                         deadline=deadline)
+    candidate = refinalize(mechanism)
     if score(candidate.mechanism) <= score(final.mechanism):
         return final, method
-    return candidate, (method + f"; randomized response over {k} groups of inputs (a closed "
-                       "form) did better and is returned")
+    return candidate, f"{method}; {note}"
 
 
 def _score(prior: np.ndarray, gain: np.ndarray | None):
@@ -380,12 +391,17 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     reference is ``prior``."""
     start = time.perf_counter()
     deadline = None if time_limit is None else time.monotonic() + time_limit
+    lifted = None
     if gain is not None:
         share = None if time_limit is None else SOLVER_SHARE * time_limit
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share, prior_set)
     else:
         from .search.mutual_information import maximize_mutual_information
 
+        if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
+            clock = time.monotonic()
+            lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
+            time_limit = max(0.0, time_limit - (time.monotonic() - clock))
         found = maximize_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
@@ -403,6 +419,12 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
                                                 deadline=deadline))
     elif not exact:
         final, method = _or_partition(final, prior, eps, radius, ldp, None, method, deadline)
+        if lifted is not None:
+            final, method = _or_candidate(
+                final, lifted.mechanism, _score(prior, None),
+                lambda m: finalize(m, prior, eps, radius, ldp, deadline=deadline), method,
+                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
+                "lifted, did better and is returned")
     mechanism = final.mechanism
     value = utility_value(mechanism, prior, gain)
     # proved optimal: the certified bound meets the value of the mechanism returned (relative

@@ -41,9 +41,13 @@ RUNS = 192
 #: Outputs from which a design under a time limit first solves the runs' design: below it the
 #: runs are (nearly) the inputs.
 COARSE_MIN = 2 * RUNS
-#: Share of the time limit the runs' LP may take; the bound's pricing (one pricing of every
-#: output, as a round of the search over the inputs) then has up to the whole limit.
+#: Share of the time limit the runs' LP (or mutual-information designs) may take; the bound's
+#: pricing (one pricing of every output, as a round of the search over the inputs) then has up
+#: to the whole limit.
 COARSE_SHARE = 0.25
+#: Runs tried in turn for mutual information (measured, issue 12, N = 6000, Dirichlet(5),
+#: eps = 0.5: 16 runs 0.4746 nats in 0.13 s, 64 runs 0.4959 in 5 s; 192 runs 0.2284 in 5 s).
+MI_RUNS = (16, 32, 64)
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,8 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
     """
     deadline = math.inf if time_limit is None else time.monotonic() + time_limit
     n = weights.shape[0]
-    run = runs(prior, RUNS)
-    starts = np.flatnonzero(np.diff(run, prepend=-1))
-    ends = np.append(starts[1:], n)
-    lengths = ends - starts
+    starts, lengths = _cut(prior, RUNS)
+    ends = starts + lengths
     run_gain = np.stack([weights[s:e].sum(axis=0) for s, e in zip(starts, ends, strict=True)])
     run_nu = np.array([cone.nu[s:e].sum() for s, e in zip(starts, ends, strict=True)])
     solution = solve_linear_gain(run_gain[:, _distinct_best(run_gain)],
@@ -124,6 +126,43 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
             found, time.monotonic() - clock)
     return Coarse(mechanism, float(expected.max(axis=1).sum()), upper_bound, pricing,
                   len(starts), solution.status)
+
+
+def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp: bool,
+                              time_limit: float) -> Coarse | None:
+    """The best lifted design for mutual information over :data:`MI_RUNS` runs in turn, within
+    :data:`COARSE_SHARE` of ``time_limit`` (``None`` when none ran): ``I(X; Y) = I(run; Y)``, as
+    Y depends on X through its run alone; no bound (``inf``).
+
+    Examples
+    --------
+    >>> prior = np.full(400, 1 / 400)
+    >>> found = coarse_mutual_information(prior, 0.5, 0.0, False, 10.0)
+    >>> found.mechanism.shape[0], bool(0.45 < found.value <= 0.5)
+    (400, True)
+    """
+    from .mutual_information import maximize_mutual_information
+
+    deadline = time.monotonic() + COARSE_SHARE * time_limit
+    best = None
+    for k in MI_RUNS:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        starts, lengths = _cut(prior, k)
+        mass = np.add.reduceat(prior, starts)
+        found = maximize_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
+                                            time_limit=left)
+        if best is None or found.utility > best.value:
+            best = Coarse(np.repeat(found.mechanism, lengths, axis=0), found.utility, math.inf,
+                          0.0, len(starts), found.status)
+    return best
+
+
+def _cut(prior: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """First input and length of each non-empty run of :func:`runs`."""
+    starts = np.flatnonzero(np.diff(runs(prior, k), prepend=-1))
+    return starts, np.diff(np.append(starts, prior.size))
 
 
 def _distinct_best(run_gain: np.ndarray) -> np.ndarray:
