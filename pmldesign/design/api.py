@@ -400,7 +400,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
 
         if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
             clock = time.monotonic()
-            lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
+            with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
+                lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
             time_limit = max(0.0, time_limit - (time.monotonic() - clock))
         found = maximize_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
