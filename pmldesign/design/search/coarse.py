@@ -1,5 +1,6 @@
-"""Output generation on runs of consecutive inputs: a good mechanism and a good bound for a
-linear gain at large N within a share of a time limit.
+"""Designs on runs of consecutive inputs, lifted to the inputs: at large N within a share of a
+time limit, a good mechanism and a good bound for a linear gain (output generation on the runs)
+and a good mechanism for mutual information (:func:`coarse_mutual_information`).
 
 The inputs are cut into :data:`RUNS` runs of consecutive inputs of about equal prior mass
 (:func:`runs`). A mechanism ``M'`` of the runs lifts to the inputs as
@@ -107,7 +108,7 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
     starts, lengths = _cut(prior, RUNS)
     ends = starts + lengths
     run_gain = np.stack([weights[s:e].sum(axis=0) for s, e in zip(starts, ends, strict=True)])
-    run_nu = np.array([cone.nu[s:e].sum() for s, e in zip(starts, ends, strict=True)])
+    run_nu = np.add.reduceat(cone.nu, starts)
     solution = solve_linear_gain(run_gain[:, _distinct_best(run_gain)],
                                  dataclasses.replace(cone, nu=run_nu / run_nu.sum()),
                                  None if time_limit is None else COARSE_SHARE * time_limit)
@@ -169,5 +170,7 @@ def _distinct_best(run_gain: np.ndarray) -> np.ndarray:
     """One output a run: its output of largest gain, or the next best not yet taken."""
     taken: set[int] = set()
     for row in run_gain:
-        taken.add(next(int(y) for y in np.argsort(-row, kind="stable") if int(y) not in taken))
+        best = int(np.argmax(row))  # a full sort only when it is taken
+        taken.add(best if best not in taken else next(
+            int(y) for y in np.argsort(-row, kind="stable") if int(y) not in taken))
     return np.array(sorted(taken))
