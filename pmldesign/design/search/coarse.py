@@ -83,9 +83,10 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
                        time_limit: float | None) -> Coarse:
     """Maximise ``sum weights * M`` over mechanisms constant on runs of consecutive inputs of
     about equal mass under ``prior`` (module docstring), the runs' LP in
-    :data:`COARSE_SHARE` of ``time_limit`` and the bound within it; the lifted mechanism meets
-    ``cone`` (up to the rounding of the runs' sums, which the design's finalisation repairs)
-    and ``upper_bound`` bounds the design over every mechanism.
+    :data:`COARSE_SHARE` of ``time_limit`` and the bound within it; the lifted mechanism is
+    raw, as HiGHS returns mechanisms: in ``cone`` up to its tolerance and the rounding of the
+    runs' sums (a column may hold 1e-17 of noise), which the design's finalisation repairs;
+    ``upper_bound`` bounds the design over every mechanism.
 
     Examples
     --------
