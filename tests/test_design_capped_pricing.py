@@ -127,31 +127,45 @@ def test_end_windows_leave_out_only_vertices_below_theta(case, where):
         assert covered or value <= theta + 1e-12
 
 
-@pytest.mark.parametrize("windows", [True, False])
+#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES): subset windows alone; branch and bound tried first
+#: and finishing; tried first and running out after one batch (then the windows); branch and
+#: bound alone.
+PATHS = {"windows": (36, math.inf, 128), "first": (36, -1, 10**6), "fallback": (36, -1, 1),
+         "branch": (0, math.inf, 128)}
+
+
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=30, deadline=None)
 @given(case=CASES)
-def test_complete_pricing_is_the_maximum_over_every_vertex(case, windows):
+def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
     """Complete pricing by subset windows and by branch and bound: the bound is the largest
     reduced cost (certified, and attained by the best column returned)."""
     kind, n, seed, eps, dual_kind = case
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
+    items, first_pairs, first_batches = PATHS[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
-        patch.setattr(lift_pricing, "MAX_ITEMS", 36 if windows else 0)
+        patch.setattr(lift_pricing, "MAX_ITEMS", items)
         family = CappedFamily(prior, cap)
     truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
-    priced = family.price(duals, math.inf, -math.inf, 10**6, True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lift_pricing, "FIRST_PAIRS", first_pairs)
+        patch.setattr(lift_pricing, "FIRST_BATCHES", first_batches)
+        priced = family.price(duals, math.inf, -math.inf, 10**6, True)
+        assert priced.bound >= truth - 1e-12
+        assert priced.bound <= truth + 1e-10
+        best = max(_reduced(prior, duals, g) for g in priced.columns)
+        assert best == pytest.approx(truth, abs=1e-10)
+        # with a floor: columns above it only, bound still certified
+        floor = truth - 0.5 * abs(truth) - 1e-6
+        priced = family.price(duals, math.inf, floor, 3, True)
+        assert priced.bound >= truth - 1e-12
+        assert all(_reduced(prior, duals, g) > floor - 1e-12 for g in priced.columns)
+        # a spent deadline: the refinement stops at once, the bound still covers every vertex
+        priced = family.price(duals, 0.0, -math.inf, 10**6, True)
     assert priced.bound >= truth - 1e-12
-    assert priced.bound <= truth + 1e-10
-    best = max(_reduced(prior, duals, g) for g in priced.columns)
-    assert best == pytest.approx(truth, abs=1e-10)
-    # with a floor: columns above it only, bound still certified
-    floor = truth - 0.5 * abs(truth) - 1e-6
-    priced = family.price(duals, math.inf, floor, 3, True)
-    assert priced.bound >= truth - 1e-12
-    assert all(_reduced(prior, duals, g) > floor - 1e-12 for g in priced.columns)
 
 
 @settings(max_examples=40, deadline=None)
@@ -181,8 +195,10 @@ def test_subset_windows_list_every_subset_in_a_window(weights, low, width):
     values = np.random.default_rng(len(weights)).normal(size=weight.size)
     first, second = windows.value_sums(values)
     assert np.allclose(first[a] + second[b], members @ values)
-    item = int(len(weights) // 2)
-    assert (windows.excludes(a, b, np.full(a.size, item)) == ~members[:, item]).all()
+    for item in range(weight.size):
+        half, holds = windows.holding(item)
+        assert (holds[(a, b)[half]] == members[:, item]).all()
+    assert windows.holding(weight.size)[0] == -1
 
 
 @settings(max_examples=60, deadline=None)
@@ -193,3 +209,41 @@ def test_range_max(values, data):
     stop = data.draw(st.integers(start + 1, values.size))
     got = RangeMax(values).query(np.array([start]), np.array([stop]))[0]
     assert got == values[start:stop].max()
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=CASES, batches=st.integers(0, 3))
+def test_branch_and_bound_out_of_batches_keeps_a_certified_bound(case, batches):
+    """Branch and bound stopped after a few batches says so, and its bound still covers every
+    vertex; finished, its bound is the largest reduced cost."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    search = _CappedSearch(CappedFamily(prior, cap), duals)
+    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    priced, finished = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6,
+                                                      batches=batches)
+    assert priced.bound >= truth - 1e-12
+    if finished:
+        assert priced.bound <= truth + 1e-10
+    whole, done = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6)
+    assert done and whole.bound == pytest.approx(truth, abs=1e-10)
+
+
+@pytest.mark.parametrize("kind, dual_kind, seed, n", [
+    ("spiky", "flat", 2, 11), ("spiky", "random", 0, 8), ("zipf", "flat", 1, 11),
+    ("random", "random", 3, 11)])
+def test_window_pricing_at_a_spent_deadline_bounds_every_vertex(kind, dual_kind, seed, n,
+                                                                monkeypatch):
+    """Subset windows stopped by the deadline in their first table: the free inputs of the
+    tables not refined are bounded by their roots' relaxations (the first two cases fail
+    without that bound)."""
+    monkeypatch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
+    monkeypatch.setattr(lift_pricing, "FIRST_PAIRS", math.inf)
+    prior = _prior(kind, n, seed)
+    cap = math.exp(0.3 + 0.25 * seed)
+    duals = _duals(prior, cap, dual_kind, seed)
+    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    priced = CappedFamily(prior, cap).price(duals, 0.0, -math.inf, 10**6, True)
+    assert priced.bound >= truth - 1e-12

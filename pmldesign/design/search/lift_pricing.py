@@ -231,14 +231,16 @@ class _OpenNodes:
 
 
 def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep: int,
-                      positions: np.ndarray | None = None) -> Priced:
+                      positions: np.ndarray | None = None,
+                      batches: float = math.inf) -> tuple[Priced, bool]:
     """Best-first branch and bound over :class:`_CappedSearch` nodes, :data:`BATCH` at a time.
 
     Roots: every free coordinate, or the sorted indices ``positions``. A node whose bound
     does not exceed ``max(incumbent, floor)`` is dropped and its bound remembered: the
     returned bound is the maximum of the incumbent, every dropped bound and every open bound,
     so it stays certified when the search stops early (``keep`` vertices above ``floor``
-    found, or the deadline).
+    found, the deadline, or ``batches`` batches branched). Also returns whether it ended
+    other than by running out of ``batches``.
     """
     n = search.order.size
     state = {"best": -math.inf, "dropped": -math.inf}
@@ -257,12 +259,14 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
                        nodes.branch[alive])
 
     absorb(*_roots(n, positions))
-    while len(found) < keep and time.monotonic() < deadline:
+    taken = 0
+    while len(found) < keep and time.monotonic() < deadline and taken < batches:
         state["dropped"] = max(state["dropped"],
                                open_nodes.drop_below(max(state["best"], floor) + _TOL))
         pos, fixed_in, fixed_out, branch = open_nodes.take(BATCH)
         if not pos.size:
             break
+        taken += 1
         rows = np.arange(pos.size)
         grown, shrunk = fixed_in.copy(), fixed_out.copy()
         grown[rows, branch] = True
@@ -273,7 +277,9 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
     best = sorted(found.values(), key=lambda item: -item[0])[:keep]
     columns = (np.array([search.column(p, m) for _, p, m in best]) if best
                else np.zeros((0, n)))
-    return Priced(columns, bound)
+    ran_out = (taken >= batches and len(found) < keep
+               and open_nodes.largest() > max(state["best"], floor) + _TOL)
+    return Priced(columns, bound), not ran_out
 
 
 #: Intervals of subsets refined at once by :func:`_window_search` at most, and pairs in one
@@ -282,6 +288,14 @@ INTERVAL_LIMIT = 4_000_000
 PAIR_LIMIT = 20_000_000
 #: Pairs in all windows beyond which every free input goes to branch and bound.
 TOTAL_PAIR_LIMIT = 100_000_000
+#: Pairs in all windows beyond which branch and bound over every free input is tried first, for
+#: at most :data:`FIRST_BATCHES` batches. Measured at N = 32 (Zipf 1, 1.75 and 2 at eps = H,
+#: every complete pricing of a design): with 4e7 to 1e8 pairs it finished in 1-351 batches
+#: (0.001-0.9 s) where the windows took 1-3.5 s, but one (6e7 pairs: windows 1.3 s, branch
+#: and bound not done in 400 batches, 1.4 s); with 7e6 pairs or fewer the windows took
+#: 0.06-0.8 s, branch and bound 0.02-1.7 s or more.
+FIRST_PAIRS = 30_000_000
+FIRST_BATCHES = 128
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
 #: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most;
 #: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 11.9 -> 10.0 s),
@@ -300,8 +314,10 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     subset ``b`` of the second half they form an interval of the first half's subsets sorted
     by weight, bounded by the largest value in it (:class:`~.subset_windows.RangeMax`) plus the
     free term at the interval's ends (convex in the budget, which is monotone along the
-    interval). Intervals above ``theta`` are halved until single pairs, whose value is exact.
-    A free input with a window of more than :data:`PAIR_LIMIT` pairs (every one, when the
+    interval). Intervals above ``theta`` are halved until single pairs, whose value is exact;
+    a pair holding the free input is no vertex and is left out. When the windows hold more
+    than :data:`FIRST_PAIRS` pairs, :func:`_branch_and_bound` is tried first. A free input with
+    a window of more than :data:`PAIR_LIMIT` pairs (every one, when the
     windows hold more than :data:`TOTAL_PAIR_LIMIT`), or with intervals open when more than
     :data:`INTERVAL_LIMIT` are, goes to :func:`_branch_and_bound`. At the
     deadline the open intervals' bounds join the bound. Certified bound: the maximum of
@@ -317,7 +333,6 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     values_by_input = np.empty(n)
     values_by_input[search.order] = search.value
     first, second = windows.value_sums(values_by_input)
-    top = RangeMax(first)
     weight_a, weight_b = windows.sums
     bound, found = theta, [(float(roots.value[p]), int(search.order[p]), -1, int(p))
                            for p in np.flatnonzero(roots.value > floor)]
@@ -326,6 +341,11 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     count = hi - lo  # pairs per (window, second-half subset)
     np.maximum(count, 0, out=count)
     pairs = count.sum(axis=1)
+    if FIRST_PAIRS < pairs.sum() <= TOTAL_PAIR_LIMIT:
+        priced, finished = _branch_and_bound(search, deadline, floor, keep,
+                                             batches=FIRST_BATCHES)
+        if finished:
+            return priced
     wide = pairs > (PAIR_LIMIT if pairs.sum() <= TOTAL_PAIR_LIMIT else -1)
     rest = np.unique(pos[wide])
     # intervals [start, stop) of the first half's subsets, one per (window, second-half subset)
@@ -333,42 +353,69 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
                                 for fill in (fill_low, fill_high)))
     count[np.isin(pos, rest)] = 0
-    flat = np.flatnonzero(count)  # flat gathers: cheaper than (row, column) pairs
-    window, b = np.divmod(flat, count.shape[1])
-    start = lo.ravel()[flat]
-    stop = start + count.ravel()[flat]
-    while window.size:
-        if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those free inputs
-            rest = np.union1d(rest, pos[np.bincount(window, minlength=pos.size) > 0])
+    # A pair holding the free input itself is no vertex, yet with that input's value counted
+    # twice it often looks best, and its intervals were refined down to single pairs (Zipf 2
+    # at eps = H, N = 32: 88 % of them). Second-half subsets holding it are left out here,
+    # first-half ones by a table of the first half's values without them, one per such input.
+    table_of = np.full(pos.size, -1)  # -1: the table of every first-half subset
+    holders: dict[int, np.ndarray] = {}  # first-half free input -> which subsets hold it
+    for i, item in enumerate(search.order[pos].tolist()):
+        half, holds = windows.holding(item)
+        if half == 1:
+            count[i, holds] = 0
+        elif half == 0:
+            holders[item] = holds
+            table_of[i] = item
+
+    def refine(window, b, start, stop, top) -> bool:
+        """Refine these intervals (see above); False if the deadline stopped it."""
+        nonlocal bound, rest
+        while window.size:
+            if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those inputs
+                rest = np.union1d(rest, pos[np.bincount(window, minlength=pos.size) > 0])
+                return True
+            # first with the free term's largest value over the whole window, then over the
+            # interval: convex in the budget, which is monotone along the interval
+            most = search.start + top.query(start, stop) + second[b]
+            near = np.flatnonzero(most + term_max[window] > theta)
+            window, b, start, stop, most = (x[near] for x in (window, b, start, stop, most))
+            free = pos[window]
+            cap_budget = search.weight[free]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ends = [search.free_term(free, np.clip(1.0 - weight_b[b] - weight_a[at], 0.0,
+                                                        cap_budget)) for at in (start, stop - 1)]
+            upper = most + np.maximum(*ends)
+            leaf = stop - start == 1
+            if leaf.any():
+                bound = max(bound, float(upper[leaf].max()))
+                good = np.flatnonzero(leaf & (upper > floor))
+                if good.size > keep:
+                    good = good[np.argpartition(-upper[good], keep - 1)[:keep]]
+                found.extend((float(upper[i]), int(search.order[free[i]]), int(start[i]),
+                              int(b[i])) for i in good)
+            split = ~leaf & (upper > theta)
+            if split.any() and time.monotonic() >= deadline:
+                bound = max(bound, float(upper[split].max()))
+                return False
+            middle = (start[split] + stop[split]) // 2
+            window, b = np.tile(window[split], 2), np.tile(b[split], 2)
+            start, stop = (np.concatenate((start[split], middle)),
+                           np.concatenate((middle, stop[split])))
+        return True
+
+    groups = [-1, *holders]  # one table at a time: 2^(half) x log of them floats each
+    for k, item in enumerate(groups):
+        rows = np.flatnonzero(table_of == item)
+        flat = np.flatnonzero(count[rows])  # flat gathers: cheaper than (row, column) pairs
+        window, b = np.divmod(flat, count.shape[1])
+        start = lo[rows].ravel()[flat]
+        stop = start + count[rows].ravel()[flat]
+        top = RangeMax(first if item < 0 else np.where(holders[item], -np.inf, first))
+        if not refine(rows[window], b, start, stop, top):
+            # the groups not refined: their roots' relaxations bound them
+            later = np.isin(table_of, groups[k + 1:])
+            bound = max(bound, float(roots.bound[pos[later]].max(initial=-math.inf)))
             break
-        # first with the free term's largest value over the whole window, then over the
-        # interval: convex in the budget, which is monotone along the interval
-        most = search.start + top.query(start, stop) + second[b]
-        near = np.flatnonzero(most + term_max[window] > theta)
-        window, b, start, stop, most = (x[near] for x in (window, b, start, stop, most))
-        free = pos[window]
-        cap_budget = search.weight[free]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ends = [search.free_term(free, np.clip(1.0 - weight_b[b] - weight_a[at], 0.0,
-                                                    cap_budget)) for at in (start, stop - 1)]
-        upper = most + np.maximum(*ends)
-        leaf = stop - start == 1
-        exact = leaf & windows.excludes(start, b, search.order[free])
-        if exact.any():
-            bound = max(bound, float(upper[exact].max()))
-            good = np.flatnonzero(exact & (upper > floor))
-            if good.size > keep:
-                good = good[np.argpartition(-upper[good], keep - 1)[:keep]]
-            found += [(float(upper[i]), int(search.order[free[i]]), int(start[i]), int(b[i]))
-                      for i in good]
-        split = ~leaf & (upper > theta)
-        if split.any() and time.monotonic() >= deadline:
-            bound = max(bound, float(upper[split].max()))
-            break
-        middle = (start[split] + stop[split]) // 2
-        window, b = np.tile(window[split], 2), np.tile(b[split], 2)
-        start, stop = (np.concatenate((start[split], middle)),
-                       np.concatenate((middle, stop[split])))
     columns = []
     for value, free, a, b in sorted(found, key=lambda item: -item[0])[:keep]:
         if a < 0:  # a greedy vertex of root b
@@ -378,7 +425,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         columns.append((value, search.family.vertex(members, free,
                                                      search.family.room_left(members))))
     if rest.size:
-        priced = _branch_and_bound(search, deadline, floor, keep, rest)
+        priced, _ = _branch_and_bound(search, deadline, floor, keep, rest)
         bound = max(bound, priced.bound)
         columns += [(math.inf, column) for column in priced.columns]
     columns.sort(key=lambda item: -item[0])
@@ -521,7 +568,7 @@ class CappedFamily:
         if exhaustive and self._windows is not None:
             return _window_search(search, self._windows, deadline, floor, keep)
         if exhaustive:
-            return _branch_and_bound(search, deadline, floor, keep)
+            return _branch_and_bound(search, deadline, floor, keep)[0]
         # at large N the roots alone take a while: stop at the deadline (then no bound)
         roots = search.evaluate(*_roots(self.n), deadline)
         bound = (float(roots.bound.max(initial=-math.inf)) if roots.bound.size == self.n

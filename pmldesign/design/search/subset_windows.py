@@ -97,16 +97,14 @@ class SubsetWindows:
         return tuple(subset_sums(values[half])[mask]
                      for half, mask in zip(self.halves, self.masks, strict=True))
 
-    def excludes(self, a: np.ndarray, b: np.ndarray, items: np.ndarray) -> np.ndarray:
-        """Whether each pair ``(a_i, b_i)`` leaves out input ``items_i``."""
-        out = np.ones(a.size, bool)
-        for half, mask, pos in ((self.halves[0], self.masks[0], a),
-                                (self.halves[1], self.masks[1], b)):
-            bit = np.full(max(int(self.items.max(initial=0)), int(items.max(initial=0))) + 1, -1)
-            bit[half] = np.arange(half.size)
-            at = bit[items]
-            out &= (at < 0) | (((mask[pos] >> np.maximum(at, 0)) & 1) == 0)
-        return out
+    def holding(self, item: int) -> tuple[int, np.ndarray]:
+        """Which half holds input ``item`` (-1: neither) and, over that half's subsets in
+        sorted order, whether each holds it (empty for -1)."""
+        for k, (half, mask) in enumerate(zip(self.halves, self.masks, strict=True)):
+            at = np.flatnonzero(half == item)
+            if at.size:
+                return k, ((mask >> int(at[0])) & 1).astype(bool)
+        return -1, np.zeros(0, bool)
 
     def members(self, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
         """Boolean (pairs, n) membership over the ``n`` inputs of ``weight``."""
