@@ -328,6 +328,16 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     roots = search.evaluate(*_roots(n))
     theta = max(float(roots.value.max(initial=-math.inf)), floor)
     pos, r_low, r_high = search.end_windows(theta)
+    # A pair holding the free input itself is no vertex, yet with that input's value counted
+    # twice it often looks best, and its intervals were refined down to single pairs (Zipf 2
+    # at eps = H, N = 32: 88 % of them). Second-half subsets holding it are left out below,
+    # first-half ones by a table of the first half's values without them, one per such input:
+    # the windows in order of the table they need (-1: the table of every subset).
+    holding = {item: windows.holding(item) for item in np.unique(search.order[pos]).tolist()}
+    table_of = np.array([item if holding[item][0] == 0 else -1
+                         for item in search.order[pos].tolist()], dtype=int)
+    order = np.argsort(table_of, kind="stable")
+    pos, r_low, r_high, table_of = pos[order], r_low[order], r_high[order], table_of[order]
     fill_low, fill_high = 1.0 - r_high - _TOL, 1.0 - r_low + _TOL
     lo, hi = windows.spans(fill_low, fill_high)
     values_by_input = np.empty(n)
@@ -353,19 +363,14 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
                                 for fill in (fill_low, fill_high)))
     count[np.isin(pos, rest)] = 0
-    # A pair holding the free input itself is no vertex, yet with that input's value counted
-    # twice it often looks best, and its intervals were refined down to single pairs (Zipf 2
-    # at eps = H, N = 32: 88 % of them). Second-half subsets holding it are left out here,
-    # first-half ones by a table of the first half's values without them, one per such input.
-    table_of = np.full(pos.size, -1)  # -1: the table of every first-half subset
-    holders: dict[int, np.ndarray] = {}  # first-half free input -> which subsets hold it
     for i, item in enumerate(search.order[pos].tolist()):
-        half, holds = windows.holding(item)
+        half, holds = holding[item]
         if half == 1:
             count[i, holds] = 0
-        elif half == 0:
-            holders[item] = holds
-            table_of[i] = item
+    flat = np.flatnonzero(count)  # flat gathers: cheaper than (row, column) pairs
+    window, b = np.divmod(flat, count.shape[1])
+    start = lo.ravel()[flat]
+    stop = start + count.ravel()[flat]
 
     def refine(window, b, start, stop, top) -> bool:
         """Refine these intervals (see above); False if the deadline stopped it."""
@@ -403,16 +408,13 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
                            np.concatenate((middle, stop[split])))
         return True
 
-    groups = [-1, *holders]  # one table at a time: 2^(half) x log of them floats each
+    tables = table_of[window]  # ascending: one slice of the intervals per table
+    groups = np.unique(tables).tolist()
     for k, item in enumerate(groups):
-        rows = np.flatnonzero(table_of == item)
-        flat = np.flatnonzero(count[rows])  # flat gathers: cheaper than (row, column) pairs
-        window, b = np.divmod(flat, count.shape[1])
-        start = lo[rows].ravel()[flat]
-        stop = start + count[rows].ravel()[flat]
-        top = RangeMax(first if item < 0 else np.where(holders[item], -np.inf, first))
-        if not refine(rows[window], b, start, stop, top):
-            # the groups not refined: their roots' relaxations bound them
+        mine = slice(np.searchsorted(tables, item), np.searchsorted(tables, item, "right"))
+        top = RangeMax(first if item < 0 else np.where(holding[item][1], -np.inf, first))
+        if not refine(window[mine], b[mine], start[mine], stop[mine], top):
+            # the tables not refined: their roots' relaxations bound them
             later = np.isin(table_of, groups[k + 1:])
             bound = max(bound, float(roots.bound[pos[later]].max(initial=-math.inf)))
             break
