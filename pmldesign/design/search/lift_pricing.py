@@ -290,10 +290,10 @@ PAIR_LIMIT = 20_000_000
 TOTAL_PAIR_LIMIT = 100_000_000
 #: Pairs in all windows beyond which branch and bound over every free input is tried first, for
 #: at most :data:`FIRST_BATCHES` batches. Measured at N = 32 (Zipf 1, 1.75 and 2 at eps = H,
-#: every complete pricing of a design): with 4e7 to 1e8 pairs it finished in 1-351 batches
-#: (0.001-0.9 s) where the windows took 1-3.5 s, but one (6e7 pairs: windows 1.3 s, branch
-#: and bound not done in 400 batches, 1.4 s); with 7e6 pairs or fewer the windows took
-#: 0.06-0.8 s, branch and bound 0.02-1.7 s or more.
+#: every complete pricing of a design): of three pricings with 4e7-6e7 pairs it finished two
+#: (2 and 32 batches, 0.001 and 0.09 s, where the windows took 1.0 and 3.5 s) and not the third
+#: in 400 batches (1.4 s; windows 1.3 s); with 7e6 pairs or fewer the windows took 0.06-0.8 s,
+#: branch and bound 0.02-0.6 s when it finished and did not finish in 400 batches on 20 of 34.
 FIRST_PAIRS = 30_000_000
 FIRST_BATCHES = 128
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
@@ -351,7 +351,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     count = hi - lo  # pairs per (window, second-half subset)
     np.maximum(count, 0, out=count)
     pairs = count.sum(axis=1)
-    if FIRST_PAIRS < pairs.sum() <= TOTAL_PAIR_LIMIT:
+    if FIRST_PAIRS < pairs.sum() <= TOTAL_PAIR_LIMIT:  # many pairs: branch and bound first
         priced, finished = _branch_and_bound(search, deadline, floor, keep,
                                              batches=FIRST_BATCHES)
         if finished:
