@@ -169,27 +169,36 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=11), st.floats(0.0, 3.0),
-       st.floats(0.0, 0.5))
-@example([1.0, 0.15], 1.0, 0.15)
-def test_subset_windows_list_every_subset_in_a_window(weights, low, width):
+@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=11),
+       st.lists(st.tuples(st.floats(0.0, 3.0), st.floats(0.0, 0.5)), min_size=1, max_size=4))
+@example([1.0, 0.15], [(1.0, 0.15)])
+# dyadic weights: window ends exactly at subset sums, shared ends, an empty window
+@example([0.5, 0.25, 0.125, 0.375, 0.25], [(0.375, 0.25), (0.375, 0.0), (0.625, 0.5),
+                                             (2.0, 0.0), (0.0, 0.125)])
+def test_subset_windows_list_every_subset_in_a_window(weights, windows_drawn):
     weight = np.array(weights)
     items = np.arange(weight.size)
     windows = SubsetWindows(weight, items)
-    lo, hi = windows.spans(np.array([low]), np.array([low + width]))
-    b = np.repeat(np.arange(lo.shape[1]), np.maximum(hi[0] - lo[0], 0))
-    a = np.concatenate([np.arange(lo[0, j], hi[0, j]) for j in range(lo.shape[1])]).astype(int)
-    found = [tuple(np.flatnonzero(m)) for m in windows.members(a, b, weight.size)]
-    expected = {s for k in range(weight.size + 1)
-                for s in itertools.combinations(range(weight.size), k)
-                if low <= weight[list(s)].sum() <= low + width}
-    # every subset in the window is listed, once (a missing one would make the pricing
-    # unsound); the window is widened by a rounding allowance, so subsets within 1e-12 of its
-    # ends may be listed too (weights 1.0 and 0.15 in [1.0, 1.15]: 1.15 - 0.15 < 1.0 in floats)
-    assert expected <= set(found)
-    assert len(found) == len(set(found))
-    for extra in set(found) - expected:
-        assert low - 1e-12 <= weight[list(extra)].sum() <= low + width + 1e-12
+    low = np.array([w[0] for w in windows_drawn])
+    high = low + np.array([w[1] for w in windows_drawn])
+    lo, hi = windows.spans(low, high)
+    assert lo.shape == hi.shape == (low.size, windows.sums[1].size)
+    for i in range(low.size):
+        b = np.repeat(np.arange(lo.shape[1]), np.maximum(hi[i] - lo[i], 0))
+        a = np.concatenate([np.arange(lo[i, j], hi[i, j])
+                            for j in range(lo.shape[1])]).astype(int)
+        found = [tuple(np.flatnonzero(m)) for m in windows.members(a, b, weight.size)]
+        expected = {s for k in range(weight.size + 1)
+                    for s in itertools.combinations(range(weight.size), k)
+                    if low[i] <= weight[list(s)].sum() <= high[i]}
+        # every subset in the window is listed, once (a missing one would make the pricing
+        # unsound); the window is widened by a rounding allowance, so subsets within 1e-12 of
+        # its ends may be listed too (weights 1.0 and 0.15 in [1.0, 1.15]: 1.15 - 0.15 < 1.0
+        # in floats)
+        assert expected <= set(found)
+        assert len(found) == len(set(found))
+        for extra in set(found) - expected:
+            assert low[i] - 1e-12 <= weight[list(extra)].sum() <= high[i] + 1e-12
     members = windows.members(a, b, weight.size)
     assert np.allclose(windows.weight_of(a, b), members @ weight)
     values = np.random.default_rng(len(weights)).normal(size=weight.size)

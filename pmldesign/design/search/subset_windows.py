@@ -4,9 +4,9 @@ The capped pricing (:mod:`.lift_pricing`) needs, for a free input, every capped 
 weight ``w(S)`` lies in a narrow window near an end of the free budget's range: there its branch
 and bound relaxation is loosest (a subset-sum question), while the windows hold few subsets.
 Splitting the inputs into two halves and sorting each half's ``2^(n/2)`` subset sums finds the
-pairs with ``w(A) + w(B)`` in a window by two binary searches per subset of one half
-(Horowitz and Sahni, "Computing partitions with applications to the knapsack problem", 1974,
-see docs/references.md).
+pairs with ``w(A) + w(B)`` in a window by sorted searches between the halves (Horowitz and
+Sahni, "Computing partitions with applications to the knapsack problem", 1974, see
+docs/references.md).
 """
 
 from __future__ import annotations
@@ -62,29 +62,46 @@ class SubsetWindows:
     def spans(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each window ``i`` and each subset ``b`` of the second half, the positions
         ``lo[i, b] <= a < hi[i, b]`` of the first half's subsets with ``w(a) + w(b)`` in
-        ``[low_i, high_i]`` (one sorted search per distinct window end: the keys ascend; the
-        windows at the empty end of the free budget share theirs, measured on Zipf 2 at eps =
-        H(X), N = 32, best of 3: 10.1 -> 9.4 s).
+        ``[low_i, high_i]``.
 
-        The keys ``low_i - w(b)`` are rounded, so the window is widened by :meth:`margin` on
-        each side: every pair whose weight lies in ``[low_i, high_i]``, summed in any order,
+        Counted from the first half's side: for a window end ``v``, ``lo[b]`` is the number of
+        first-half sums ``w(a)`` with ``w(a) - v < -w(b)``. Only the sums within the second
+        half's spread of ``v`` can fall on either side, and each is located once among the
+        sorted ``-w(b)`` (a cumulative count of those positions gives every ``b``): far fewer
+        searches than one per ``b`` when the second half is light (Zipf 2 at eps = H(X), N =
+        32: about 2000 of the 65536 first-half sums a window end; 3.5-8x faster than one
+        sorted search per ``b`` over the 60 captured pricings of Zipf 1, 1.75 and 2, with the
+        same spans). Windows sharing an end share its count.
+
+        The differences ``w(a) - v`` are rounded, so the window is widened by :meth:`margin`
+        on each side: every pair whose weight lies in ``[low_i, high_i]``, summed in any order,
         is listed (a few just outside may be too; their values are computed exactly anyway)."""
         first, second = self.sums
-        backwards = second[::-1]
+        keys = -second[::-1]  # ascending; position k is the second half's subset size - 1 - k
         margin = self.margin(np.maximum(np.abs(low), np.abs(high)).max(initial=0.0))
         spans = []
-        for ends, shift, side in ((low, -margin, "left"), (high, margin, "right")):
+        # lo counts the sums strictly below -w(b): each is located to the right of the keys
+        # equal to it; hi counts those at most -w(b), located to their left
+        for ends, shift, side in ((low, -margin, "right"), (high, margin, "left")):
             values, where = np.unique(ends, return_inverse=True)  # windows share ends: once each
             found = np.empty((values.size, second.size), np.int64)
             for k, value in enumerate(values):
-                found[k, ::-1] = np.searchsorted(first, value + shift - backwards, side=side)
+                end = value + shift
+                # sums below ``start`` lie below every key, from ``stop`` on above every key,
+                # even rounded (the margin exceeds one rounding of their difference with end)
+                start = int(np.searchsorted(first, end + keys[0] - margin))
+                stop = int(np.searchsorted(first, end + keys[-1] + margin))
+                at = np.searchsorted(keys, first[start:stop] - end, side=side)
+                counts = np.bincount(at, minlength=keys.size + 1)[: keys.size].cumsum()
+                found[k, ::-1] = start + counts
             spans.append(found[where.reshape(-1)])
         return spans[0], spans[1]
 
     def margin(self, window: float) -> float:
         """Rounding allowance of a window test: a subset sum of ``k`` weights is off by at most
-        ``k u`` times the sum (u the unit roundoff), the key ``low - w(b)`` by ``u`` times its
-        magnitude, so ``4 (N + 2) u`` times the largest magnitude covers them."""
+        ``k u`` times the sum (u the unit roundoff), the difference ``w(a) - v`` by ``u`` times
+        its magnitude (at most twice the largest), so ``4 (N + 2) u`` times the largest
+        magnitude covers them."""
         largest = max(window, float(self.sums[0][-1]), float(self.sums[1][-1]))
         return 4.0 * (self.items.size + 2) * np.finfo(float).eps * largest
 
