@@ -84,7 +84,7 @@ class SubsetWindows:
         # equal to it; hi counts those at most -w(b), located to their left
         for ends, shift, side in ((low, -margin, "right"), (high, margin, "left")):
             values, where = np.unique(ends, return_inverse=True)  # windows share ends: once each
-            found = np.empty((values.size, second.size), np.int64)
+            found = np.empty((values.size, second.size), np.int32)  # < 2^18
             for k, value in enumerate(values):
                 end = value + shift
                 # sums below ``start`` lie below every key, from ``stop`` on above every key,
