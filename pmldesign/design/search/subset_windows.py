@@ -77,14 +77,15 @@ class SubsetWindows:
         on each side: every pair whose weight lies in ``[low_i, high_i]``, summed in any order,
         is listed (a few just outside may be too; their values are computed exactly anyway)."""
         first, second = self.sums
-        keys = -second[::-1]  # ascending; position k is the second half's subset size - 1 - k
+        keys = -second[::-1]  # ascending: keys[k] = -w(b) for b = second.size - 1 - k
         margin = self.margin(np.maximum(np.abs(low), np.abs(high)).max(initial=0.0))
         spans = []
         # lo counts the sums strictly below -w(b): each is located to the right of the keys
         # equal to it; hi counts those at most -w(b), located to their left
         for ends, shift, side in ((low, -margin, "right"), (high, margin, "left")):
             values, where = np.unique(ends, return_inverse=True)  # windows share ends: once each
-            found = np.empty((values.size, second.size), np.int32)  # < 2^18
+            # positions among the subsets of at most MAX_ITEMS / 2 inputs: at most 2^18
+            found = np.empty((values.size, second.size), np.int32)
             for k, value in enumerate(values):
                 end = value + shift
                 # sums below ``start`` lie below every key, from ``stop`` on above every key,
