@@ -14,6 +14,7 @@ N <= 12 on random, Zipf and geometric priors with random and master-like duals:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -238,6 +239,29 @@ def test_branch_and_bound_out_of_batches_keeps_a_certified_bound(case, batches):
         assert priced.bound <= truth + 1e-10
     whole, done = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6)
     assert done and whole.bound == pytest.approx(truth, abs=1e-10)
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=CASES, batches=st.integers(0, 2), keep=st.integers(2, 12))
+def test_branch_and_bound_goes_on_only_half_way_to_its_columns(case, batches, keep):
+    """``more`` batches are added when the first ``batches`` found half of ``keep`` columns,
+    and then the search is the one with ``batches + more``; otherwise nothing changes."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    search = _CappedSearch(CappedFamily(prior, cap), duals)
+    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    floor = truth - 0.5 * abs(truth) - 1e-6
+    run = functools.partial(lift_pricing._branch_and_bound, search, math.inf, floor, keep)
+    alone, done = run(batches=batches)
+    extended, extended_done = run(batches=batches, more=1)
+    half_way = not done and 2 * len(alone.columns) >= keep
+    expected, expected_done = run(batches=batches + 1) if half_way else (alone, done)
+    assert extended_done == expected_done
+    assert extended.bound == expected.bound
+    assert np.array_equal(extended.columns, expected.columns)
+    assert extended.bound >= truth - 1e-12
 
 
 @pytest.mark.parametrize("kind, dual_kind, seed, n", [
