@@ -128,11 +128,12 @@ def test_end_windows_leave_out_only_vertices_below_theta(case, where):
         assert covered or value <= theta + 1e-12
 
 
-#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES): subset windows alone; branch and bound tried first
-#: and finishing; tried first and running out after one batch (then the windows); branch and
-#: bound alone.
-PATHS = {"windows": (36, math.inf, 128), "first": (36, -1, 10**6), "fallback": (36, -1, 1),
-         "branch": (0, math.inf, 128)}
+#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES, INTERVAL_LIMIT): subset windows alone; branch and
+#: bound tried first and finishing; tried first and running out after one batch (then the
+#: windows); branch and bound alone; windows whose intervals overflow, left to branch and bound.
+PATHS = {"windows": (36, math.inf, 128, 4_000_000), "first": (36, -1, 10**6, 4_000_000),
+         "fallback": (36, -1, 1, 4_000_000), "branch": (0, math.inf, 128, 4_000_000),
+         "overflow": (36, math.inf, 128, 1)}
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -145,7 +146,7 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
-    items, first_pairs, first_batches = PATHS[path]
+    items, first_pairs, first_batches, interval_limit = PATHS[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
         patch.setattr(lift_pricing, "MAX_ITEMS", items)
@@ -154,6 +155,7 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lift_pricing, "FIRST_PAIRS", first_pairs)
         patch.setattr(lift_pricing, "FIRST_BATCHES", first_batches)
+        patch.setattr(lift_pricing, "INTERVAL_LIMIT", interval_limit)
         priced = family.price(duals, math.inf, -math.inf, 10**6, True)
         assert priced.bound >= truth - 1e-12
         assert priced.bound <= truth + 1e-10

@@ -287,12 +287,9 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
     return Priced(columns, bound), not ran_out
 
 
-#: Intervals of subsets refined at once by :func:`_window_search` at most, and pairs in one
-#: window at most; beyond, the free inputs concerned are searched by branch and bound.
+#: Intervals of subsets refined at once by :func:`_window_search` at most (their arrays bound
+#: its memory); beyond, the free inputs concerned are searched by branch and bound.
 INTERVAL_LIMIT = 4_000_000
-PAIR_LIMIT = 20_000_000
-#: Pairs in all windows beyond which every free input goes to branch and bound.
-TOTAL_PAIR_LIMIT = 100_000_000
 #: Pairs in all windows beyond which branch and bound over every free input is tried first, for
 #: at most :data:`FIRST_BATCHES` batches. Measured at N = 32 (Zipf 1, 1.75 and 2 at eps = H,
 #: every complete pricing of a design): of three pricings with 4e7-6e7 pairs it finished two
@@ -302,6 +299,11 @@ TOTAL_PAIR_LIMIT = 100_000_000
 #: Another :data:`FIRST_BATCHES` when by then half of its columns are found: of five more such
 #: pricings (Zipf 1.5 at H/2, 1.75 and 2 at H) three finished in 128 batches; one, at 1819 of
 #: 2048 columns, finished in 256 (0.41 s against windows 1.96 s); one had 108 (4096 batches).
+#: Then the windows, however many pairs they hold (with more than 1e8, every free input went to
+#: branch and bound until the seventeenth session: of 58 captured pricings with 1.4e8-2.2e9
+#: pairs, Zipf 2 at H and H/4, Zipf 1.75 at H/2, 25 did not finish in 256 batches and took
+#: 0.4-15.4 s, together 85 s, where these 256 batches and the windows took 0.8-2.9 s, together
+#: 48 s; the 33 others finished in 0.00-0.28 s, where the windows took up to 19 s).
 FIRST_PAIRS = 30_000_000
 FIRST_BATCHES = 128
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
@@ -325,12 +327,10 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     interval). Intervals above ``theta`` are halved until single pairs, whose value is exact;
     a pair holding the free input is no vertex and is left out. When the windows hold more
     than :data:`FIRST_PAIRS` pairs, :func:`_branch_and_bound` is tried first. A free input with
-    a window of more than :data:`PAIR_LIMIT` pairs (every one, when the
-    windows hold more than :data:`TOTAL_PAIR_LIMIT`), or with intervals open when more than
-    :data:`INTERVAL_LIMIT` are, goes to :func:`_branch_and_bound`. At the
-    deadline the open intervals' bounds join the bound. Certified bound: the maximum of
-    ``theta``, the exact values and the other bounds. Returns up to
-    ``max(keep, WINDOW_COLUMNS)`` columns.
+    intervals open when more than :data:`INTERVAL_LIMIT` are goes to
+    :func:`_branch_and_bound`. At the deadline the open intervals' bounds join the bound.
+    Certified bound: the maximum of ``theta``, the exact values and the other bounds. Returns
+    up to ``max(keep, WINDOW_COLUMNS)`` columns.
     """
     n, keep = search.order.size, max(keep, WINDOW_COLUMNS)
     roots = search.evaluate(*_roots(n))
@@ -357,23 +357,18 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     greedy = np.flatnonzero(roots.value > floor)
     bound, found = theta, [(roots.value[greedy], search.order[greedy],
                             np.full(greedy.size, -1), greedy)]
-    # free inputs with a window of more than PAIR_LIMIT pairs (all of them when the windows
-    # hold more than TOTAL_PAIR_LIMIT): branch and bound at once
     count = hi - lo  # pairs per (window, second-half subset)
     np.maximum(count, 0, out=count)
-    pairs = count.sum(axis=1)
-    if FIRST_PAIRS < pairs.sum() <= TOTAL_PAIR_LIMIT:  # many pairs: branch and bound first
+    if count.sum() > FIRST_PAIRS:  # many pairs: branch and bound first
         priced, finished = _branch_and_bound(search, deadline, floor, keep,
                                              batches=FIRST_BATCHES, more=FIRST_BATCHES)
         if finished:
             return priced
-    wide = pairs > (PAIR_LIMIT if pairs.sum() <= TOTAL_PAIR_LIMIT else -1)
-    rest = np.unique(pos[wide])
+    rest = np.zeros(0, dtype=pos.dtype)  # free inputs left to branch and bound
     # intervals [start, stop) of the first half's subsets, one per (window, second-half subset)
     with np.errstate(invalid="ignore", divide="ignore"):
         term_max = np.maximum(*(search.free_term(pos, np.clip(1.0 - fill, 0.0, search.weight[pos]))
                                 for fill in (fill_low, fill_high)))
-    count[np.isin(pos, rest)] = 0
     for i, item in enumerate(search.order[pos].tolist()):
         half, holds = holding[item]
         if half == 1:
