@@ -300,7 +300,7 @@ INTERVAL_LIMIT = 4_000_000
 #: pricings (Zipf 1.5 at H/2, 1.75 and 2 at H) three finished in 128 batches; one, at 1819 of
 #: 2048 columns, finished in 256 (0.41 s against windows 1.96 s); one had 108 (4096 batches).
 #: Then the windows, however many pairs they hold (with more than 1e8, every free input went to
-#: branch and bound until the seventeenth session: of 58 captured pricings with 1.4e8-2.2e9
+#: branch and bound until the sixteenth session: of 58 captured pricings with 1.4e8-2.2e9
 #: pairs, Zipf 2 at H and H/4, Zipf 1.75 at H/2, 25 did not finish in 256 batches and took
 #: 0.4-15.4 s, together 85 s, where these 256 batches and the windows took 0.8-2.9 s, together
 #: 48 s; the 33 others finished in 0.00-0.28 s, where the windows took up to 19 s).

@@ -53,7 +53,13 @@ _EXACT_GAP = 1e-9  # gap below which a result is reported as exact
 # designs, N = 2-40, fixed, ball and eps-LDP); was 0.1 of it, which cost one more complete
 # pricing to close gaps of 1e-10 to 9e-10 (Zipf 2 at eps = H, N = 32: 0.5 s of 12)
 _TOLERANCE = 0.9 * _EXACT_GAP
-_FLOOR = 1e-11  # smallest reduced cost worth a new column
+#: ... and at most this share of the certified bound known beforehand (min(eps, H(X))): at a
+#: tiny eps the optimum itself is far below 1e-9 (eps = 7e-6, P = (1/2, 1/2): 2.4e-11, and the
+#: constant mechanism was within the absolute gap)
+_RELATIVE_TOLERANCE = 1e-6
+#: ... but not below this (about a hundred times the rounding of a utility near 0)
+_SMALLEST_TOLERANCE = 1e-13
+_FLOOR = 1e-11  # smallest reduced cost worth a new column (at most a tenth of the tolerance)
 _SLACK = 1e-3  # first floor of the complete pricing, relative to the LP value
 _SLACK_STEP = 0.03  # the floor shrinks by this factor each time the complete pricing finds nothing
 # tight tolerances first; HiGHS defaults as a fallback when those stall on near-duplicate columns
@@ -248,9 +254,16 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
     ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
-    master = _LiftMaster(prior, lifts)
-    pricer = _LiftPricer(families, lifts, prior, eps)
-    search = column_generation(master, pricer, deadline, ceiling, _TOLERANCE)
+    # HiGHS's tolerances are absolute (1e-10): below 1e-3 the utilities are handed to it times
+    # a power of 2 that brings the ceiling to about 1, else a tiny optimum (2.4e-11 at eps =
+    # 7e-6) is lost in them and the constant mechanism looks optimal
+    # (at most 2^20: the utilities' rounding, about 1e-17, must stay well below HiGHS's
+    # tolerances; fraction = 1e-300 of eps_max gave status 'Unknown' unbounded)
+    scale = 2.0 ** min(20, -math.floor(math.log2(ceiling))) if 0.0 < ceiling < 1e-3 else 1.0
+    master = _LiftMaster(prior, lifts, scale)
+    tolerance = max(min(_TOLERANCE, _RELATIVE_TOLERANCE * ceiling), _SMALLEST_TOLERANCE)
+    pricer = _LiftPricer(families, lifts, prior, eps, tolerance)
+    search = column_generation(master, pricer, deadline, ceiling, tolerance)
     mechanism = master.mechanism()
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
@@ -272,11 +285,12 @@ class _LiftMaster:
     so the loop keeps no time for it. Tight tolerances first; HiGHS defaults as a fallback when
     those stall on near-duplicate columns; then defaults from scratch (:data:`_LP_OPTIONS`)."""
 
-    def __init__(self, prior: np.ndarray, lifts: np.ndarray) -> None:
+    def __init__(self, prior: np.ndarray, lifts: np.ndarray, scale: float = 1.0) -> None:
         import highspy
 
         self.highspy = highspy
         self.prior = prior
+        self.scale = scale  # HiGHS sees the utilities times this (a power of 2)
         self.lifts = np.zeros((0, prior.size))
         self.utilities = np.zeros(0)
         self.theta = np.zeros(0)
@@ -297,7 +311,7 @@ class _LiftMaster:
         order = np.lexsort((rows, cols))
         rows, cols = rows[order], cols[order]
         starts = np.searchsorted(cols, np.arange(columns.shape[0])).astype(np.int32)
-        self.solver.addCols(columns.shape[0], utilities, np.zeros(columns.shape[0]),
+        self.solver.addCols(columns.shape[0], utilities * self.scale, np.zeros(columns.shape[0]),
                             np.full(columns.shape[0], self.highspy.kHighsInf), rows.size,
                             starts, rows.astype(np.int32), columns[cols, rows])
 
@@ -325,7 +339,7 @@ class _LiftMaster:
                               f"'{solver.modelStatusToString(solver.getModelStatus())}'")
         solution = solver.getSolution()
         self.theta = np.maximum(np.asarray(solution.col_value), 0.0)
-        self.duals = np.asarray(solution.row_dual).copy()
+        self.duals = np.asarray(solution.row_dual) / self.scale
         self.value = float(self.theta @ self.utilities)
         return True
 
@@ -338,11 +352,14 @@ class _LiftPricer:
     """Pricing of the lift-vector families (:class:`.engine.Pricer`): the cheap pricing first;
     when it finds no new column (one not yet in the master), the complete pricing with a floor
     ``slack`` (columns must gain more than it, nodes below it are pruned) that shrinks
-    geometrically down to ``_FLOOR``, so the certified gap closes progressively."""
+    geometrically down to its floor (:data:`_FLOOR`, or a tenth of the tolerance if less), so
+    the certified gap closes progressively."""
 
     def __init__(self, families: list, lifts: np.ndarray, prior: np.ndarray,
-                 eps: float) -> None:
+                 eps: float, tolerance: float) -> None:
         self.families = families
+        self.tolerance = tolerance  # the search is over within it of the master's value
+        self.floor = min(_FLOOR, 0.1 * tolerance)
         self.prior, self.eps = prior, eps
         self.keep = min(max(lifts.shape[1], 8), _MAX_NEW_COLUMNS)
         self.slack = math.inf
@@ -350,22 +367,22 @@ class _LiftPricer:
         self.reserve = 0.0  # the pricing stops at the deadline with a certified bound
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
-        columns, bound = _price(self.families, duals, deadline, _FLOOR, self.keep,
+        columns, bound = _price(self.families, duals, deadline, self.floor, self.keep,
                                 exhaustive=False)
         columns = self._fresh(columns)
         if not columns.size:  # first set once the cheap pricing stalls, then only shrinks
-            self.slack = min(self.slack, max(_SLACK * value, _FLOOR))
+            self.slack = min(self.slack, max(_SLACK * value, self.floor))
         while not columns.size and time.monotonic() < deadline:
             columns, found = _price(self.families, duals, deadline, self.slack, self.keep,
                                     exhaustive=True)
             columns = self._fresh(columns)
             bound = min(bound, found)
-            # below _FLOOR no column is worth adding at any slack; within _TOLERANCE of the
+            # below the floor no column is worth adding at any slack; within the tolerance of the
             # master's value the search is over
-            closed = float(duals.sum()) + bound - value <= _TOLERANCE
-            if columns.size or self.slack <= _FLOOR or found <= _FLOOR or closed:
+            closed = float(duals.sum()) + bound - value <= self.tolerance
+            if columns.size or self.slack <= self.floor or found <= self.floor or closed:
                 break
-            self.slack = max(self.slack * _SLACK_STEP, _FLOOR)
+            self.slack = max(self.slack * _SLACK_STEP, self.floor)
         return Entering(columns, float(duals.sum()) + bound
                         + rounding_allowance(duals, self.prior, self.eps))
 
