@@ -223,17 +223,22 @@ def test_range_max(values, data):
     assert got == values[start:stop].max()
 
 
+def _search_and_truth(case):
+    """The capped search of a drawn case and its largest reduced cost over every vertex."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    cap = math.exp(eps)
+    duals = _duals(prior, cap, dual_kind, seed)
+    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    return _CappedSearch(CappedFamily(prior, cap), duals), truth
+
+
 @settings(max_examples=30, deadline=None)
 @given(case=CASES, batches=st.integers(0, 3))
 def test_branch_and_bound_out_of_batches_keeps_a_certified_bound(case, batches):
     """Branch and bound stopped after a few batches says so, and its bound still covers every
     vertex; finished, its bound is the largest reduced cost."""
-    kind, n, seed, eps, dual_kind = case
-    prior = _prior(kind, n, seed)
-    cap = math.exp(eps)
-    duals = _duals(prior, cap, dual_kind, seed)
-    search = _CappedSearch(CappedFamily(prior, cap), duals)
-    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    search, truth = _search_and_truth(case)
     priced, finished = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6,
                                                       batches=batches)
     assert priced.bound >= truth - 1e-12
@@ -248,12 +253,7 @@ def test_branch_and_bound_out_of_batches_keeps_a_certified_bound(case, batches):
 def test_branch_and_bound_goes_on_only_half_way_to_its_columns(case, batches, keep):
     """``more`` batches are added when the first ``batches`` found half of ``keep`` columns,
     and then the search is the one with ``batches + more``; otherwise nothing changes."""
-    kind, n, seed, eps, dual_kind = case
-    prior = _prior(kind, n, seed)
-    cap = math.exp(eps)
-    duals = _duals(prior, cap, dual_kind, seed)
-    search = _CappedSearch(CappedFamily(prior, cap), duals)
-    truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
+    search, truth = _search_and_truth(case)
     floor = truth - 0.5 * abs(truth) - 1e-6
     run = functools.partial(lift_pricing._branch_and_bound, search, math.inf, floor, keep)
     alone, done = run(batches=batches)
