@@ -254,11 +254,11 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
     ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
-    # HiGHS's tolerances are absolute (1e-10): below 1e-3 the utilities are handed to it times
-    # a power of 2 that brings the ceiling to about 1, else a tiny optimum (2.4e-11 at eps =
-    # 7e-6) is lost in them and the constant mechanism looks optimal
-    # (at most 2^20: the utilities' rounding, about 1e-17, must stay well below HiGHS's
-    # tolerances; fraction = 1e-300 of eps_max gave status 'Unknown' unbounded)
+    # HiGHS's tolerances are absolute (1e-10): below 1e-3 the utilities reach it times a power
+    # of 2 that brings the ceiling to about 1 (else a tiny optimum, 2.4e-11 at eps = 7e-6, is
+    # lost in them and the constant mechanism looks optimal), at most 2^20 (the utilities'
+    # rounding, about 1e-17, must stay well below those tolerances: unbounded, eps = 1e-300 of
+    # eps_max ended in HiGHS status 'Unknown')
     scale = 2.0 ** min(20, -math.floor(math.log2(ceiling))) if 0.0 < ceiling < 1e-3 else 1.0
     master = _LiftMaster(prior, lifts, scale)
     tolerance = max(min(_TOLERANCE, _RELATIVE_TOLERANCE * ceiling), _SMALLEST_TOLERANCE)
