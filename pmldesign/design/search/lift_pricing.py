@@ -263,7 +263,7 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
     taken, budget = 0, batches
     while len(found) < keep and time.monotonic() < deadline:
         if taken >= budget:
-            if taken > batches or 2 * len(found) < keep or not more:
+            if budget > batches or 2 * len(found) < keep or not more:  # extended once
                 break
             budget += more  # half way to its columns: probably soon done
         state["dropped"] = max(state["dropped"],

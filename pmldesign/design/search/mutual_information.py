@@ -36,7 +36,7 @@ from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_
 from ...leakage import mutual_information
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
-from .._highs import new_highs
+from .._highs import cost_unit, new_highs
 from ..math.feasible import FeasibleSet
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
@@ -254,12 +254,12 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
     ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""
     lifts = np.vstack([np.ones((1, prior.size))] + [f.initial() for f in families])
-    # HiGHS's tolerances are absolute (1e-10): below 1e-3 the utilities reach it times a power
-    # of 2 that brings the ceiling to about 1 (else a tiny optimum, 2.4e-11 at eps = 7e-6, is
+    # HiGHS's tolerances are absolute (:func:`.cost_unit`): below 1e-3 the utilities reach it
+    # in the unit that brings the ceiling near 1 (else a tiny optimum, 2.4e-11 at eps = 7e-6, is
     # lost in them and the constant mechanism looks optimal), at most 2^20 (the utilities'
     # rounding, about 1e-17, must stay well below those tolerances: unbounded, eps = 1e-300 of
     # eps_max ended in HiGHS status 'Unknown')
-    scale = 2.0 ** min(20, -math.floor(math.log2(ceiling))) if 0.0 < ceiling < 1e-3 else 1.0
+    scale = cost_unit(np.array([max(ceiling, 2.0**-21)])) if ceiling < 1e-3 else 1.0
     master = _LiftMaster(prior, lifts, scale)
     tolerance = max(min(_TOLERANCE, _RELATIVE_TOLERANCE * ceiling), _SMALLEST_TOLERANCE)
     pricer = _LiftPricer(families, lifts, prior, eps, tolerance)
