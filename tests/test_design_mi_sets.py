@@ -121,6 +121,27 @@ def test_mi_over_a_set_at_and_beyond_epsilon_max():
     assert zero.method.startswith("closed form")
 
 
+def test_bound_near_epsilon_max_with_tiny_vertex_entries_is_certified():
+    """Vertices with entries 2e-7 and 2e-6 at eps = 14 (eps_max 15.4): the lift polytope has a
+    vertex with ``t = 0`` and one cap row tight whose system mixes coefficients 1.2e6 and 2.4.
+    The enumeration once judged it singular and dropped it, and ``exact=True`` came with a bound
+    1.8e-6 below this mechanism, exactly feasible over both vertices (found by an independent
+    sweep)."""
+    vertices = np.array([[0.2777, 2e-7, 0.5248, 0.1974998], [0.7167, 2e-6, 0.2832977, 3e-7]])
+    prior_set = PriorSet.from_vertices(vertices, reference=vertices[0])
+    a, b = 0.7342362644278836, 2.3479e-06
+    rival = np.array([[0, 0, 0, 1], [a, 1 - a, 0, 0], [0, 0, 1, 0], [b, 1 - b, 0, 0]])
+    assert exactly_feasible(rival, exact_vertex_points(vertices), 14.0)
+    reference = vertices[0] / vertices[0].sum()
+    joint = reference[:, None] * rival
+    outputs = joint.sum(axis=0)
+    used = joint > 0
+    rival_mi = float((joint[used] * np.log((rival / outputs[None, :])[used])).sum())
+    for result in (pml.maximize_mutual_information(prior_set, 14.0), pml.design(prior_set, 14.0)):
+        assert result.upper_bound >= rival_mi - 1e-12
+        assert result.utility >= rival_mi - 1e-9
+
+
 def test_method_names_the_set_and_the_engine():
     result = pml.design(PriorSet.box([0.2, 0.3, 0.1]), 0.5)
     assert result.method.startswith("column generation over the box's lift vectors")

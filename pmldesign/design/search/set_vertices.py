@@ -154,24 +154,38 @@ def _solve_chunk(reference: np.ndarray, feasible: FeasibleSet, free: np.ndarray,
 
 
 def _null_vectors(system: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unit null vectors of a stack of (r, r + 1) matrices and whether each has rank r
-    (smallest singular value above :data:`_TOL` times ``max(1, largest)``). One row (boxes,
-    balls, fixed priors): ``(q, -p)``; two: the cross product, with the Frobenius norm for the
-    largest singular value (slightly stricter); more: the SVD."""
-    count = system.shape[1]
+    """Unit null vectors of a stack of (r, r + 1) matrices and whether each has rank r, judged
+    on the system with every row and column scaled to largest entry 1 (the same null space up
+    to the column scales; unscaled, a cap row's ``e^eps Q(x)`` terms near eps_max dwarf the
+    rest and a well-posed system looked singular: a vertex with ``t = 0``, one cap row tight
+    and a coefficient ``1.2e6`` next to ``2.4`` was dropped, and the pricing bound fell 1.8e-6
+    below a feasible mechanism, issue 12). Rank r: the smallest singular value of the scaled
+    system above :data:`_TOL` times ``max(1, largest)``. One row (boxes, balls, fixed priors):
+    ``(q, -p)``; two: the cross product, with the Frobenius norm for the largest singular value
+    (slightly stricter); more: the SVD. A system judged singular that is not only loses a
+    candidate; one judged regular that is not gives a null vector that the feasibility check
+    keeps only if it is a lift vector, which costs nothing."""
+    rows = np.abs(system).max(axis=2, keepdims=True)
+    scaled = system / np.where(rows > 0, rows, 1.0)
+    columns = np.abs(scaled).max(axis=1, keepdims=True)
+    columns = np.where(columns > 0, columns, 1.0)
+    scaled = scaled / columns
+    count = scaled.shape[1]
     if count == 1:
-        null = np.stack([system[:, 0, 1], -system[:, 0, 0]], axis=1)
+        null = np.stack([scaled[:, 0, 1], -scaled[:, 0, 0]], axis=1)
         size = np.linalg.norm(null, axis=1)
         ok = size > _TOL * np.maximum(size, 1.0)
     elif count == 2:
-        null = np.cross(system[:, 0, :], system[:, 1, :])
-        largest = np.linalg.norm(system, axis=(1, 2))
+        null = np.cross(scaled[:, 0, :], scaled[:, 1, :])
+        largest = np.linalg.norm(scaled, axis=(1, 2))
         size = np.linalg.norm(null, axis=1)
         ok = size > _TOL * largest * np.maximum(largest, 1.0)
     else:
-        _, sing, vt = np.linalg.svd(system)
-        return vt[:, -1, :], sing[:, -1] > _TOL * np.maximum(sing[:, 0], 1.0)
-    return null / np.where(size > 0, size, 1.0)[:, None], ok
+        _, sing, vt = np.linalg.svd(scaled)
+        null, ok = vt[:, -1, :], sing[:, -1] > _TOL * np.maximum(sing[:, 0], 1.0)
+    null = null / columns[:, 0, :]  # back to the unknowns of `system`
+    size = np.linalg.norm(null, axis=1)
+    return null / np.where(size > 0, size, 1.0)[:, None], ok & (size > 0)
 
 
 def _feasible(vectors: np.ndarray, t: np.ndarray, m: np.ndarray,
