@@ -3,10 +3,9 @@
 The baseline is the literal intersection of the per-vertex polytopes,
 ``P(y|x) <= e^eps <Q_j, P(.|y)>`` for every x, y and vertex j (k N^2 rows of N + 1 non-zeros),
 solved by HiGHS through scipy; ours is :func:`pmldesign.design` on a
-:class:`pmldesign.PriorSet` (the k N cap rows of
-:mod:`pmldesign.design.formulation.set_lp` plus N^2 rows
-``P(y|x) <= top_y``, repair and outward-rounded certification included). No target is set by
-an issue; the rows report where we stand.
+:class:`pmldesign.PriorSet` (output generation over the compact LP with one cap row per vertex,
+:mod:`pmldesign.design.search.set_outputs`, repair and outward-rounded certification
+included). No target is set by an issue; the rows report where we stand.
 
 Mutual information over a box ``{Q >= lower}`` and a hull of k priors: ours enumerates the
 vertices of the set's lift polytope (:mod:`pmldesign.design.search.set_vertices`) and runs the
@@ -64,7 +63,7 @@ def run(quick: bool = False) -> list[Result]:
     for n, k in sizes:
         vertices = np.array([rng.dirichlet(np.ones(n)) * 0.9 + 0.1 / n for _ in range(k)])
         prior_set = pml.PriorSet.from_vertices(vertices)
-        for name, gain in (("identity", np.eye(n)), ("random", rng.random((n, n)))):
+        for name, gain in _box_gains(n, rng):
             weights = prior_set.reference[:, None] * gain
             found = pml.design(prior_set, 1.0, gain=gain)
             ours = best_of(lambda g=gain, s=prior_set: pml.design(s, 1.0, gain=g), repeat=1)

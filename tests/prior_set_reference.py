@@ -90,7 +90,7 @@ def _design_lp_solution(points: np.ndarray, eps: float, weights: np.ndarray):
                "b_eq": np.ones(n), "bounds": (0, None), "method": "highs"}
     result = linprog(-weights.ravel(), **problem, options=_ACCURATE)
     if result.status == 4:  # HiGHS's presolve can fail on caps of 5e-11 ("Not Set"), as the
-        # library's masters do (linear_gain._Restricted.solve): solve it without presolve
+        # library's masters do (linear_gain.RestrictedMaster.solve): solve it without presolve
         result = linprog(-weights.ravel(), **problem, options={**_ACCURATE, "presolve": False})
     assert result.status == 0, result.message
     return -float(result.fun), result.x.reshape(n, n)

@@ -41,7 +41,7 @@ def test_the_interior_point_reaches_the_compact_optimum(kind, eps, radius_share)
     assert mechanism.min() > -1e-12
     assert abs(float((weights * mechanism).sum()) - reference) <= 1e-7 * scale
     # its multipliers, priced exactly, certify a bound: above the optimum, and close to it
-    prices = linear_gain._prices(point.multipliers, weights, cone)
+    prices = linear_gain.section_prices(point.multipliers, weights, cone)
     certified = bound(point.multipliers, prices, weights, cone)
     assert reference - 1e-12 * scale <= certified <= reference + 1e-6 * scale
 

@@ -29,6 +29,7 @@ from scipy.optimize import linprog
 
 import pmldesign as pml
 from pmldesign import PriorSet
+from pmldesign.design.formulation.compact_lp import LinearSolution
 from pmldesign.design.formulation.set_lp import solve_set_lp
 from pmldesign.design.math.feasible import FeasibleSet
 from pmldesign.design.search.cone_pricing import price
@@ -390,8 +391,9 @@ def test_a_vertex_set_design_never_returns_less_than_the_best_single_output(monk
     api = importlib.import_module("pmldesign.design.api")
     prior_set = pml.PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])
     gain = np.array([[1.0, 0.0, 0.9], [0.0, 1.0, 0.9], [0.0, 0.0, 1.0]])
-    monkeypatch.setattr(api, "solve_set_lp", lambda weights, feasible, limit: (
-        np.eye(3), None, float(weights.max(axis=1).sum())))
+    monkeypatch.setattr(api, "solve_set_outputs", lambda weights, feasible, reference, limit:
+                        LinearSolution(np.eye(3), float(np.trace(weights)),
+                                       float(weights.max(axis=1).sum())))
     result = pml.design(prior_set, 0.1, gain=gain)
     reference = prior_set.reference
     best = max(float(reference @ gain[:, y]) for y in range(3))

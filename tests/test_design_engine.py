@@ -143,7 +143,8 @@ def test_method_names_the_engine_and_status_how_it_ended():
     zero = pml.design(prior, 0.0)
     assert zero.method.startswith("closed form") and zero.utility == 0.0
     vertices = pml.PriorSet.from_vertices([prior, np.full(8, 1 / 8)])
-    assert pml.design(vertices, 1.0, gain=np.eye(8)).method.startswith("compact LP")
+    assert pml.design(vertices, 1.0, gain=np.eye(8)).method.startswith(
+        "output generation over the vertex set's cap rows")
     cut = pml.design(np.random.default_rng(2).dirichlet(np.ones(60)), 1.0,
                      gain=np.random.default_rng(3).random((60, 60)), time_limit=1e-6)
     assert cut.status == "time limit" and not cut.exact

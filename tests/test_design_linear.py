@@ -217,6 +217,6 @@ def test_the_master_scales_the_gains_by_a_power_of_two(largest, unit):
     weights = np.zeros((3, 3))
     weights[0, 1] = -largest
     cone = make_cone(np.full(3, 1.0 / 3), 1.0, 0.0, 3)
-    master = linear_gain._Restricted(weights, cone)
+    master = linear_gain.RestrictedMaster(weights, cone)
     assert master.unit == unit
     assert largest == 0.0 or 0.5 <= largest * unit < 1.0

@@ -24,7 +24,7 @@ def _instance(n: int, kind: str, seed: int = 3) -> tuple[np.ndarray, np.ndarray]
 
 def _full_master(n, kind, eps, radius):
     prior, gain = _instance(n, kind)
-    master = linear_gain._Restricted(prior[:, None] * gain, make_cone(prior, eps, radius, n))
+    master = linear_gain.RestrictedMaster(prior[:, None] * gain, make_cone(prior, eps, radius, n))
     master.add(np.arange(n))
     assert master.solve(None)
     return master
@@ -96,14 +96,14 @@ def test_designs_that_prune_keep_the_compact_optimum_and_exact_feasibility(
     if prior_kind == "uniform":
         prior = np.full(n, 1.0 / n)
     removed = []
-    prune = linear_gain._Restricted.prune
+    prune = linear_gain.RestrictedMaster.prune
 
     def spy(self):
         gone = prune(self)
         removed.extend(gone.tolist())
         return gone
 
-    monkeypatch.setattr(linear_gain._Restricted, "prune", spy)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "prune", spy)
     monkeypatch.setattr(linear_gain, "PRUNE_MIN", 2)
     result = pml.design(prior, eps, gain=gain, radius=radius)
     assert removed  # the path under test was taken

@@ -63,7 +63,7 @@ def test_the_winner_stops_its_rival_and_no_thread_outlives_the_call(racing):
 
 
 def test_a_failing_racer_leaves_the_other(racing, monkeypatch):
-    original = linear_gain._Restricted.solve
+    original = linear_gain.RestrictedMaster.solve
     failed = []
 
     def solve(self, seconds):
@@ -72,7 +72,7 @@ def test_a_failing_racer_leaves_the_other(racing, monkeypatch):
             raise SolverError("unscaled master failed (test)")
         return original(self, seconds)
 
-    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
     prior, gain = _problem(30, "random")
     result = pml.design(prior, 1.0, gain=gain)
     assert failed and result.exact and result.status == "optimal"
@@ -82,7 +82,7 @@ def test_when_every_racer_fails_the_error_reaches_the_fallback(racing, monkeypat
     def solve(self, seconds):
         raise SolverError("master failed (test)")
 
-    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
     prior, gain = _problem(30, "random")
     cone = make_cone(prior, 1.0, 0.0, 30)
     with pytest.raises(SolverError, match="master failed"):
@@ -90,14 +90,14 @@ def test_when_every_racer_fails_the_error_reaches_the_fallback(racing, monkeypat
 
 
 def test_another_error_in_a_racer_is_not_swallowed(racing, monkeypatch):
-    original = linear_gain._Restricted.solve
+    original = linear_gain.RestrictedMaster.solve
 
     def solve(self, seconds):
         if not self.scaled:
             raise RuntimeError("a bug (test)")
         return original(self, seconds)
 
-    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
     prior, gain = _problem(30, "random")
     cone = make_cone(prior, 1.0, 0.0, 30)
     with pytest.raises(RuntimeError, match="a bug"):
@@ -116,14 +116,14 @@ def test_when_the_scaled_racer_fails_early_the_unscaled_one_starts(monkeypatch):
     monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
     monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)  # not late: started by the failure
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
-    original = linear_gain._Restricted.solve
+    original = linear_gain.RestrictedMaster.solve
 
     def solve(self, seconds):
         if self.scaled:
             raise SolverError("scaled master failed (test)")
         return original(self, seconds)
 
-    monkeypatch.setattr(linear_gain._Restricted, "solve", solve)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
     prior, gain = _problem(30, "random")
     result = pml.design(prior, 1.0, gain=gain)
     assert result.exact and result.status == "optimal"
@@ -162,7 +162,7 @@ def test_cancel_stops_a_running_solve_from_another_thread():
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, 1.0, 0.0, n)
     stop = threading.Event()
-    master = linear_gain._Restricted(prior[:, None] * gain, cone, True, stop, presolve=False)
+    master = linear_gain.RestrictedMaster(prior[:, None] * gain, cone, True, stop, presolve=False)
     master.add(np.arange(n))
     done = {}
 
@@ -227,8 +227,8 @@ def test_a_dense_racer_alone_solves_the_compact_lp_in_one_round(monkeypatch, kin
     radius *= prior.min()
     cone = make_cone(prior, eps, radius, n)
     pruned = []
-    prune = linear_gain._Restricted.prune
-    monkeypatch.setattr(linear_gain._Restricted, "prune",
+    prune = linear_gain.RestrictedMaster.prune
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "prune",
                         lambda self: pruned.append(True) or prune(self))
     racer = linear_gain._Racer(prior[:, None] * gain, cone,
                                linear_gain._OutputPricer(prior[:, None] * gain, cone), True,

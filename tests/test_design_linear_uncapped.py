@@ -76,7 +76,7 @@ def test_near_eps_max_the_master_drops_rows_and_keeps_the_compact_optimum(kind, 
     cone = make_cone(prior, eps, radius, n)
     heavy = int(linear_gain._uncapped(cone).sum())
     assert heavy >= n // 2
-    master = linear_gain._Restricted(prior[:, None] * gain, cone)
+    master = linear_gain.RestrictedMaster(prior[:, None] * gain, cone)
     master.add(np.arange(3))
     assert master.solver.getNumRow() == n + 3 * (n - heavy + 1)
 

@@ -7,14 +7,16 @@ The folders show the architecture:
   coefficients of one cap row), :mod:`.math.closed_form` (optimal mechanisms in closed form),
   :mod:`.math.baselines` (randomized response);
 * :mod:`.formulation` -- the math written for a solver: :mod:`.formulation.polytope` (CVXPY
-  models), :mod:`.formulation.set_lp` (compact LP over any prior set),
+  models), :mod:`.formulation.set_lp` (compact LP over any prior set: the baseline and the
+  tests' reference),
   :mod:`.formulation.compact_lp` (compact LP over one cap row: prior, ball, LDP);
 * :mod:`.search` -- searches that drive solvers, on one column-generation core
   :mod:`.search.engine` (restricted master, pricing, certified bound, time accounting):
   :mod:`.search.linear_gain` with :mod:`.search.cone_pricing` (linear gains by output
   generation; its second racer starts from the interior point of :mod:`.search.block_ipm`;
   under a time limit at large N :mod:`.search.coarse` first designs for runs of consecutive
-  inputs and lifts),
+  inputs and lifts), :mod:`.search.set_outputs` (the same output generation over a vertex set,
+  several cap rows per output, priced by Lagrangian bounds),
   :mod:`.search.mutual_information` with :mod:`.search.lift_pricing`,
   :mod:`.search.two_level` and :mod:`.search.set_vertices` (mutual information by column
   generation over lift vectors; the last enumerates them for vertex and box sets);

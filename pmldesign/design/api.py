@@ -18,7 +18,6 @@ from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limi
 from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
-from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import Finalized, cap_rows, finalize, guarantee
@@ -26,6 +25,7 @@ from .search.coarse import COARSE_MIN, coarse_linear_gain, coarse_mutual_informa
 from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
 from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
+from .search.set_outputs import solve_set_outputs
 
 UTILITIES = ("mutual_information", "linear")
 #: Relative gap up to which a linear-gain solution counts as proved optimal.
@@ -58,11 +58,11 @@ class DesignResult(Result):
         the repair when ``exact``).
     method : str
         What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
-        box or LDP), "column generation" (mutual information), "compact LP" (linear gain over a
-        vertex set) or "closed form" (the answer without a search: the unconstrained optimum
-        when eps is large enough, or for a diagonal gain such as the identity on a prior, ball
-        or box the fractional knapsack or randomized response of :mod:`.diagonal_gain` when
-        exact pricing certifies it), then the details (e.g. "output
+        box, LDP or a vertex set), "column generation" (mutual information) or "closed form"
+        (the answer without a search: the unconstrained optimum when eps is large enough, or for
+        a diagonal gain such as the identity on a prior, ball or box the fractional knapsack or
+        randomized response of :mod:`.diagonal_gain` when exact pricing certifies it), then the
+        details (e.g. "output
         generation: compact LP over 116 of 200 outputs (HiGHS unscaled, raced against HiGHS,
         23 rounds)": the solver whose optimum is returned and its rounds; from N = 100 on two
         or more cores, a search longer than half a second races two masters,
@@ -144,8 +144,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
     generation (:mod:`.linear_gain`), unless the gain is diagonal (the identity ``P(Y = X)``,
     any gain constant off the diagonal of each row) and a closed form of
-    :mod:`.diagonal_gain` is certified optimal; on a vertex set the compact LP of
-    :mod:`.set_lp`; mutual
+    :mod:`.diagonal_gain` is certified optimal; on a vertex set (one cap row per vertex and
+    output) output generation with Lagrangian pricing (:mod:`.set_outputs`); mutual
     information runs column generation over lift vectors (:mod:`.mutual_information`,
     docs/extremal.md Sec. 4; on a vertex or box set over the enumerated vertices of
     :mod:`.set_vertices`, on a larger box by :mod:`.cone_lifts`); both searches share the core
@@ -207,7 +207,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
                time_limit: float | None) -> DesignResult:
     """Design over a validated prior set: the ball, single priors and a linear gain over a box
-    by :func:`_solve`, vertex sets by the compact LP of :mod:`.set_lp`."""
+    by :func:`_solve`, a linear gain over a vertex set by the output generation of
+    :mod:`.set_outputs`, mutual information over a vertex set or a box by
+    :func:`_mutual_information_over_set`."""
     if prior_set.kind == "ball":
         return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
     if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
@@ -222,10 +224,14 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
-    raw, _, bound = solve_set_lp(reference[:, None] * gain, feasible, time_limit)
-    final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
+    found = solve_set_outputs(reference[:, None] * gain, feasible,
+                              reference,
+                              None if time_limit is None else SOLVER_SHARE * time_limit)
+    bound = found.upper_bound
+    final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
                      score=_score(reference, gain), deadline=deadline)
-    method = f"compact LP over the {prior_set.kind} set's cap rows (HiGHS)"
+    method = ("output generation over the vertex set's cap rows: compact LP over "
+              f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
     final, method = _or_one_output(
         final, reference, gain, method,
         lambda constant: finalize(constant, reference, eps, labelled=True, prior_set=prior_set,
@@ -242,7 +248,8 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         exact=exact,
         epsilon=final.epsilon,
         repair=final.mixing,
-        status="optimal" if exact else "stalled",
+        status="optimal" if exact else (
+            "stalled" if found.status == "optimal" else found.status),
     )
 
 

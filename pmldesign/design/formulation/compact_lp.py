@@ -8,7 +8,8 @@ Written directly as scipy.sparse/highspy data, with the column minimum substitut
 with ``mass_y = <pi, P(.|y)>``. :func:`solve_compact` solves it over every output in one piece
 (N^2 + O(N) rows): the benchmarks' baseline and the tests' reference. The output generation of
 :mod:`.linear_gain` solves the same LP restricted to a few output blocks. Several cap rows (vertex
-sets) are the LP of :mod:`.set_lp`.
+sets) are the LP of :mod:`.set_lp`; :mod:`.set_outputs` solves it restricted to a few output
+blocks, in the form above with one cap row per vertex.
 
 Certified bound. With every variable in its implied box (every variable ``<= 1`` but the widths,
 ``width_y <= (b + d)/a``) weak Lagrangian duality bounds the optimum by the duals' value plus the

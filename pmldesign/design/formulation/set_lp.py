@@ -1,8 +1,8 @@
 """Linear-gain design over any feasible set of :mod:`.feasible`: one compact LP, solved by HiGHS.
 
-Sets with one cap row (fixed prior, l1 ball, box, eps-LDP) have the output generation of
-:mod:`.linear_gain`; this is the formulation for sets with several cap rows (vertex sets), and
-for one-row sets the benchmarks' baseline. Variables,
+The designs run output generation over it (:mod:`.linear_gain` for sets with one cap row: fixed
+prior, l1 ball, box, eps-LDP; :mod:`.set_outputs` for several: vertex sets); the whole LP is the
+benchmarks' baseline and the tests' reference. Variables,
 column-major: the mechanism ``P`` (N^2), ``top_y`` (N) and, when some row has ``d_k > 0``,
 ``low_y`` (N). Rows::
 

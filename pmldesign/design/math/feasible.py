@@ -31,7 +31,8 @@ For a box this is the identity ``min_i <lower + slack e_i, c> = <lower, c> + sla
 ``a = 1``, ``b = e^eps sum(lower)``, ``d = e^eps slack``, ``nu = lower / sum(lower)``; with
 ``lower = 0`` it is eps-LDP (``b = 0``, any positive ``nu`` normalises). Formulations: the CVXPY
 model of :mod:`.polytope`, the compact LP over any set of :mod:`.set_lp`, the compact LP over one
-cap row of :mod:`.compact_lp` (restricted to a few outputs by :mod:`.linear_gain`), the exact cone
+cap row of :mod:`.compact_lp` (restricted to a few outputs by :mod:`.linear_gain`, and with one
+cap row per vertex by :mod:`.set_outputs`), the exact cone
 pricing of :mod:`.cone_pricing` (every one-cap-row set, boxes included) and the lift-vector
 families of :mod:`.lift_pricing` / :mod:`.two_level` (fixed prior, ball, LDP),
 :mod:`.cone_lifts` (a box) and :mod:`.set_vertices` (any set, small N).

@@ -22,7 +22,7 @@ conditional (:data:`REFINE_BELOW`)
 (:func:`pmldesign.design.formulation.compact_lp.solve_compact`).
 
 Its point is not a certificate: :mod:`.linear_gain` uses it to choose the outputs of its first
-master and to start HiGHS's crossover there (:meth:`.linear_gain._Restricted.start`); the
+master and to start HiGHS's crossover there (:meth:`.linear_gain.RestrictedMaster.start`); the
 certified bound comes from the exact pricing as always.
 """
 

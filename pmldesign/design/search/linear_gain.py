@@ -5,7 +5,7 @@ The design LP is ``max sum_y <W_y, c_y>`` over columns ``c_y`` in the per-column
 :meth:`.FeasibleSet.cone`) with ``sum_y c_y = 1``. At an optimum only a few outputs carry mass
 (each used column needs ``<nu, c_y> >= e^-eps max c_y``-like mass, so their number grows with
 e^eps, not with N), so :func:`solve_linear_gain` solves the compact LP of :mod:`.compact_lp`
-restricted to a set of outputs (:class:`_Restricted`, the master) and adds outputs whose exact
+restricted to a set of outputs (:class:`RestrictedMaster`, the master) and adds outputs whose exact
 price at the restricted LP's row-sum duals is positive (:class:`_OutputPricer`; "output
 generation", column generation with whole cones as columns, run by :mod:`.engine`): every output
 block carries the exact cone, so ties between vertices of one cone, which stall
@@ -17,15 +17,15 @@ same LP with fewer rows (measured, issue 12, Dirichlet(5) seed 1, eps = 5, where
 inputs are uncapped at N = 100: identity 0.10 -> 0.07 s, |x - y| 0.10 -> 0.06 s, (x - y)^2
 0.08 -> 0.06 s; BENCHMARKS.md, "Uncapped inputs").
 
-Outputs that carry no mass leave the master (:meth:`_Restricted.prune`) when their block's basic
-variables are exactly as many as its rows: the rest of the basis is then an optimal basis of the
-smaller master, so the next round starts from it with fewer rows to carry.
+Outputs that carry no mass leave the master (:meth:`RestrictedMaster.prune`) when their block's
+basic variables are exactly as many as its rows: the rest of the basis is then an optimal basis of
+the smaller master, so the next round starts from it with fewer rows to carry.
 
 Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and the first optimum
 stops the other. The first is HiGHS's scaled master from the best single output. The second is,
 from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
 interior point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover
-from it on the outputs it uses (:meth:`_Restricted.start`) and output generation from that
+from it on the outputs it uses (:meth:`RestrictedMaster.start`) and output generation from that
 basis, with the interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
 :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
 start and without presolve, and (below :data:`DENSE_MASTER`) the first is the interior racer.
@@ -56,7 +56,7 @@ from ..._errors import SolverError
 from .._highs import cost_unit, new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
-from ..math.feasible import Cone
+from ..math.feasible import Cone, FeasibleSet
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
@@ -106,7 +106,7 @@ RACE_MIN = 100
 #: threads only slow each other (measured, N = 200, eps = 5, (x - y)^2: 0.34 s of master solves
 #: alone, 0.53 s each when racing).
 RACE_LATE = 0.5
-#: A master sheds the blocks of outputs without mass (:meth:`_Restricted.prune`) once at least
+#: A master sheds the blocks of outputs without mass (:meth:`RestrictedMaster.prune`) once at least
 #: ``PRUNE_MIN`` and ``PRUNE_SHARE`` of its outputs are such blocks; an output leaves at most once
 #: (so the search stays finite). Measured (issue 12, N = 400, Dirichlet(5) seed 1 unless stated,
 #: raced, one run each in one process, without -> with; BENCHMARKS.md, "Outputs without mass
@@ -128,7 +128,7 @@ PRUNE_SHARE = 0.25
 #: and random gains, fixed and ball, one process, best of 1-3): N = 200 totals over 18 instances
 #: 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5 ratio to HiGHS 0.25-1.47 -> 0.19-0.97;
 #: N = 400 49.2 -> 46.0 s (eps 1), 32.2 -> 30.0 s (eps 2). At N = 100 only once no racer called back
-#: into Python (:meth:`_Restricted.cancel`; thirteenth session, the block gain too, best of 2
+#: into Python (:meth:`RestrictedMaster.cancel`; thirteenth session, the block gain too, best of 2
 #: alternating with the late start): eps 1, 2.5 and 3, 72 instances, totals 13.3 -> 11.4 s, ratios
 #: to HiGHS up to 1.36 (one over 1) -> up to 0.97, over 0.3 s 15 -> 5 instances; random gains at
 #: eps 2.5 0.35-0.61 -> 0.17-0.24 s; the short ones (|x - y| and block at eps 1) 0.02-0.06 ->
@@ -178,20 +178,22 @@ DENSE_MAX = 200
 DENSE_MASTER = 0.5
 
 
-class _Restricted:
+class RestrictedMaster:
     """The compact LP restricted to a growing set of outputs (highspy, modified in place): the
     :class:`.engine.Master` of output generation.
 
     Shared rows: the N row sums ``sum_y (low_y + excess(x, y)) = 1``. Per output y, columns
     ``excess(., y)`` (N), ``low_y``, ``width_y`` and rows ``excess(x, y) - width_y <= 0`` for the
-    capped inputs x (:func:`_uncapped`) and
-    ``(a - b - d) low_y + a width_y - b <nu, excess(., y)> <= 0`` (the cap; ``mass_y`` substituted).
+    capped inputs x (:func:`_uncapped`) and per cap row k (:func:`master_rows`; one for a
+    :class:`.Cone`, one per vertex for a vertex set's :class:`.FeasibleSet`)
+    ``(a_k - sum(b_k) - d_k) low_y + a_k width_y - <b_k, excess(., y)> <= 0``
+    (``a_k max c <= <b_k, c> + d_k min c`` at ``c = low_y + excess(., y)``).
 
     HiGHS sees the gains times ``unit`` (:func:`.cost_unit`, a power of 2: its tolerances are
     absolute); :attr:`value` and :attr:`duals` are read back in the gains' own unit.
     """
 
-    def __init__(self, weights: np.ndarray, cone: Cone, scaled: bool = True,
+    def __init__(self, weights: np.ndarray, cone: Cone | FeasibleSet, scaled: bool = True,
                  stop: threading.Event | None = None, presolve: bool = True) -> None:
         import highspy
 
@@ -200,8 +202,7 @@ class _Restricted:
         self.unit = cost_unit(weights)
         n = weights.shape[0]
         self.n = n
-        self.a, self.b, self.d = cone.a, cone.b, cone.d
-        self.nu = cone.nu
+        self.low, self.width, self.excess = master_rows(cone)
         # rows excess(x, y) <= width_y only where the cap can bind (module docstring)
         self.capped = np.flatnonzero(~_uncapped(cone)).astype(np.int32)
         solver = new_highs()
@@ -230,7 +231,7 @@ class _Restricted:
 
     def add(self, outputs: np.ndarray) -> None:
         """Add the block of each output in ``outputs`` (module docstring), all in one call."""
-        n, a, b, d = self.n, self.a, self.b, self.d
+        n = self.n
         outputs = np.asarray(outputs, dtype=np.int64)
         k = len(outputs)
         if k == 0:
@@ -246,19 +247,23 @@ class _Restricted:
                             np.full(k * (n + 2), inf), 2 * n * k, starts.ravel().astype(np.int32),
                             np.tile(np.concatenate([everyone, everyone]), k),
                             np.ones(2 * n * k))
-        # rows excess(x, y) - width_y <= 0 (x capped) and the cap row
+        # rows excess(x, y) - width_y <= 0 (x capped) and the cap rows
         capped = self.capped
-        m = len(capped)
+        m, caps = len(capped), len(self.low)
         first = (len(self.outputs) + blocks) * (n + 2)
         excess, low, width = first + everyone, first + n, first + n + 1
+        cap_index = np.tile(np.concatenate([low, width, excess], axis=1), caps)
         index = np.concatenate([np.stack([first + capped, np.broadcast_to(width, (k, m))], axis=2)
-                                .reshape(k, 2 * m), low, width, excess], axis=1)
-        row_starts = (np.concatenate([2 * np.arange(m), [2 * m]])[None, :]
-                      + (2 * m + n + 2) * blocks)
-        row_values = np.concatenate([np.tile([1.0, -1.0], m), [a - b - d, a], -b * self.nu])
-        self.solver.addRows(k * (m + 1), np.full(k * (m + 1), -inf), np.zeros(k * (m + 1)),
-                            k * (2 * m + n + 2), row_starts.ravel().astype(np.int32),
-                            index.ravel().astype(np.int32), np.tile(row_values, k))
+                                .reshape(k, 2 * m), cap_index], axis=1)
+        per_block = 2 * m + caps * (n + 2)
+        row_starts = (np.concatenate([2 * np.arange(m), 2 * m + (n + 2) * np.arange(caps)])[None, :]
+                      + per_block * blocks)
+        row_values = np.concatenate([np.tile([1.0, -1.0], m),
+                                     np.column_stack([self.low, self.width, -self.excess]).ravel()])
+        rows = k * (m + caps)
+        self.solver.addRows(rows, np.full(rows, -inf), np.zeros(rows), k * per_block,
+                            row_starts.ravel().astype(np.int32), index.ravel().astype(np.int32),
+                            np.tile(row_values, k))
         self.outputs.extend(int(y) for y in outputs)
 
     def start(self, point: InteriorPoint, outputs: np.ndarray) -> None:
@@ -337,9 +342,17 @@ class _Restricted:
         self.solution = np.asarray(solution.col_value)
         blocks = self.solution.reshape(self.solved, self.n + 2)
         self.used = int(np.count_nonzero(blocks[:, : self.n].max(axis=1) + blocks[:, self.n] > 0))
-        self.duals = np.asarray(solution.row_dual)[: self.n] / self.unit
+        self.row_duals = np.asarray(solution.row_dual)
+        self.duals = self.row_duals[: self.n] / self.unit
         self.value = float(solver.getInfo().objective_function_value) / self.unit
         return True
+
+    def cap_duals(self) -> np.ndarray:
+        """``(k, outputs)``: the cap rows' multipliers (``>= 0``) at the last solve, one column
+        per output of it (``outputs[:solved]``), in the gains' unit."""
+        caps = len(self.low)
+        rows = self.row_duals[self.n:].reshape(-1, len(self.capped) + caps)[: self.solved]
+        return np.maximum(rows[:, -caps:].T / self.unit, 0.0)
 
     def prune(self) -> np.ndarray:
         """Remove the blocks of outputs that carry no mass at the last solve, have not left
@@ -364,7 +377,7 @@ class _Restricted:
         basis = self.solver.getBasis()
         columns, rows = _statuses(basis.col_status), _statuses(basis.row_status)
         basic = self.highspy.HighsBasisStatus.kBasic.value
-        total, m = len(self.outputs), len(self.capped) + 1  # rows per block
+        total, m = len(self.outputs), len(self.capped) + len(self.low)  # rows per block
         held = ((columns[0].reshape(total, n + 2)[: self.solved] == basic).sum(axis=1)
                 + (rows[0][n:].reshape(total, m)[: self.solved] == basic).sum(axis=1))
         drop = np.flatnonzero(dead & (held == m))
@@ -441,19 +454,31 @@ def _statuses(statuses: list) -> tuple[np.ndarray, np.ndarray]:
     return codes, objects
 
 
-def _uncapped(cone: Cone) -> np.ndarray:
-    """Inputs x whose cap never binds: ``b nu_x >= a`` and ``d >= 0`` give, for every
-    ``c = lo + excess`` with ``lo, excess >= 0``, ``a c_x <= (b + d) lo + b nu_x excess_x <=
-    b <nu, c> + d lo <= b <nu, c> + d min c`` (``b + d >= a``: the constant column is in the
-    cone; ``<nu, 1> = 1``; ``lo <= min c``). So a master column meeting the capped rows and the
-    cap row lies in the cone, and every column of the cone is one (``width`` the largest capped
-    excess)."""
-    if cone.d < 0:
-        return np.zeros(cone.nu.shape[0], dtype=bool)
-    return cone.b * cone.nu >= cone.a * (1.0 + 16.0 * np.finfo(float).eps)  # rounding margin
+def master_rows(cone: Cone | FeasibleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(low, width, excess)``: per cap row k the master's coefficients ``a_k - sum(b_k) - d_k``
+    of ``low_y``, ``a_k`` of ``width_y`` and the weights ``b_k`` of ``excess(., y)``
+    (:class:`RestrictedMaster`); a cone's one row is ``(a - b - d, a, b nu)``."""
+    if isinstance(cone, Cone):
+        return (np.array([cone.a - cone.b - cone.d]), np.array([cone.a]),
+                (cone.b * cone.nu)[None, :])
+    return cone.a - cone.b.sum(axis=1) - cone.d, cone.a.copy(), cone.b
 
 
-def _prices(multipliers: np.ndarray, weights: np.ndarray, cone,
+def _uncapped(cone: Cone | FeasibleSet) -> np.ndarray:
+    """Inputs x whose cap never binds: for every cap row, ``b_k(x) >= a_k`` and ``d_k >= 0``
+    give, for every ``c = lo + excess`` with ``lo, excess >= 0``, ``a_k c_x <= (sum(b_k) + d_k)
+    lo + b_k(x) excess_x <= <b_k, c> + d_k lo <= <b_k, c> + d_k min c`` (``sum(b_k) + d_k >=
+    a_k``: the constant column is in the cone; ``lo <= min c``). So a master column meeting the
+    capped rows and the cap rows lies in the cone, and every column of the cone is one
+    (``width`` the largest capped excess)."""
+    _, width, excess = master_rows(cone)
+    if np.any(cone.d < 0):
+        return np.zeros(excess.shape[1], dtype=bool)
+    margin = 1.0 + 16.0 * np.finfo(float).eps  # rounding
+    return (excess >= width[:, None] * margin).all(axis=0)
+
+
+def section_prices(multipliers: np.ndarray, weights: np.ndarray, cone,
             deadline: float = math.inf) -> np.ndarray | None:
     """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs
     (:func:`.cone_pricing.price_values`); ``None`` when ``deadline`` (``time.monotonic``)
@@ -477,7 +502,7 @@ def certified_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
                     deadline: float = math.inf) -> float | None:
     """The Lagrangian bound of any row-sum ``multipliers`` (module docstring), priced exactly
     over every output; ``None`` when the pricing would end after ``deadline`` (:func:`_prices`)."""
-    prices = _prices(multipliers, weights, cone, deadline)
+    prices = section_prices(multipliers, weights, cone, deadline)
     return None if prices is None else bound(multipliers, prices, weights, cone)
 
 
@@ -489,7 +514,7 @@ class _OutputPricer:
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
     A pricer prices for one master (:meth:`fork`), whose density sets the batch; before each
-    pricing the master sheds outputs without mass (:meth:`_Restricted.prune`), which may enter
+    pricing the master sheds outputs without mass (:meth:`RestrictedMaster.prune`), which may enter
     again.
     """
 
@@ -497,14 +522,14 @@ class _OutputPricer:
         self.weights, self.cone = weights, cone
         n = weights.shape[0]
         clock = time.monotonic()
-        prices = _prices(np.zeros(n), weights, cone)  # h_y(0): each output on its own
+        prices = section_prices(np.zeros(n), weights, cone)  # h_y(0): each output on its own
         self.reserve = time.monotonic() - clock
         self.first = np.argsort(-prices, kind="stable")[:FIRST]
         self.chosen = np.zeros(n, dtype=bool)
         self.chosen[self.first] = True
-        self.master: _Restricted | None = None
+        self.master: RestrictedMaster | None = None
 
-    def fork(self, master: _Restricted) -> _OutputPricer:
+    def fork(self, master: RestrictedMaster) -> _OutputPricer:
         """A pricer for ``master`` with this one's start (no second pricing at ``u = 0``) and
         its own record of the outputs chosen."""
         twin = copy.copy(self)
@@ -513,7 +538,7 @@ class _OutputPricer:
         return twin
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
-        prices = _prices(duals, self.weights, self.cone)
+        prices = section_prices(duals, self.weights, self.cone)
         positive = prices > GAP * max(1.0, abs(value))
         if self.master is not None and (positive & ~self.chosen).any():
             # only when another round follows (a 100-output master takes 16 ms to shed its
@@ -655,7 +680,7 @@ class _Racer:
                  stop: threading.Event | None, interior: bool = False,
                  dense: bool = False) -> None:
         self.weights, self.cone, self.interior, self.dense = weights, cone, interior, dense
-        self.master = _Restricted(weights, cone, scaled, stop, presolve=not dense)
+        self.master = RestrictedMaster(weights, cone, scaled, stop, presolve=not dense)
         self.pricer = pricer.fork(self.master)
         if not (interior or dense):
             self.master.add(self.pricer.first)

@@ -1,0 +1,145 @@
+"""Output generation over a vertex set (design/search/set_outputs.py) against the literal LP.
+
+The reference is the literal intersection of the per-vertex polytopes solved by scipy
+(tests/prior_set_reference.py, no pmldesign code), each output's price ``g_y`` an LP of its own
+written here, and feasibility is checked in rationals. The bounds must hold at *any*
+multipliers, not only at the master's duals, so they are also tested at random ones.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prior_set_reference import (
+    design_lp,
+    design_lp_reached,
+    exact_vertex_points,
+    exactly_feasible,
+)
+from scipy.optimize import linprog
+
+import pmldesign as pml
+from pmldesign.design.math.feasible import FeasibleSet
+from tests.conftest import random_prior
+
+set_outputs = importlib.import_module("pmldesign.design.search.set_outputs")
+
+
+def _gain(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    x = np.arange(n)
+    return {"identity": np.eye(n), "abs": -np.abs(x[:, None] - x[None, :]) / n,
+            "random": rng.random((n, n))}[name]
+
+
+@st.composite
+def vertex_problems(draw, largest=12):
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    n = draw(st.integers(2, largest))
+    k = draw(st.integers(2, 4))
+    floor = draw(st.sampled_from([1e-3, 1e-7, 0.5 / n]))
+    vertices = np.array([random_prior(rng, n, floor) for _ in range(k)])
+    eps = draw(st.sampled_from([0.02, 0.3, 1.0, 2.5, 6.0]))
+    gain = _gain(draw(st.sampled_from(["identity", "abs", "random"])), n, rng)
+    return vertices, eps, gain
+
+
+def _price(reduced: np.ndarray, vertices: np.ndarray, eps: float) -> float:
+    """``g = max <v, c>`` over ``0 <= c <= t <= 1`` with ``t <= e^eps <Q_k, c>`` for every
+    vertex (the literal definition, one LP)."""
+    k, n = vertices.shape
+    e_eps = math.exp(eps)
+    # variables (c, t): c_x - t <= 0; t - e^eps <q_k, c> <= 0
+    rows = [np.concatenate([np.eye(n)[x], [-1.0]]) for x in range(n)]
+    rows += [np.concatenate([-e_eps * q / q.sum(), [1.0]]) for q in vertices]
+    result = linprog(-np.concatenate([reduced, [0.0]]), A_ub=np.array(rows),
+                     b_ub=np.zeros(len(rows)), bounds=[(0, 1)] * (n + 1), method="highs",
+                     options={"primal_feasibility_tolerance": 1e-10,
+                              "dual_feasibility_tolerance": 1e-10})
+    assert result.status == 0, result.message
+    return -float(result.fun)
+
+
+@settings(max_examples=40, deadline=None)
+@given(vertex_problems())
+def test_design_over_vertices_is_the_literal_optimum_and_exactly_feasible(problem):
+    vertices, eps, gain = problem
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    result = pml.design(prior_set, eps, gain=gain)
+    weights = prior_set.reference[:, None] * gain
+    exact = exact_vertex_points(vertices)
+    assert exactly_feasible(result.mechanism, exact, eps)
+    assert result.utility >= design_lp(vertices, eps, weights) - 1e-8
+    assert result.upper_bound >= design_lp_reached(vertices, exact, eps, weights) - 1e-12
+    assert result.exact and result.status == "optimal"
+
+
+@settings(max_examples=30, deadline=None)
+@given(vertex_problems(largest=8), st.integers(0, 2**31))
+def test_every_bound_holds_at_any_multipliers(problem, seed):
+    """At random row-sum multipliers ``u`` and random cap multipliers: each output's bound
+    (Lagrangian, exact by its own LP, the reference's section price) is at least its price
+    ``g_y``, and the certified bound is at least the optimum."""
+    vertices, eps, gain = problem
+    rng = np.random.default_rng(seed)
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    weights = prior_set.reference[:, None] * gain
+    n, k = weights.shape[0], len(vertices)
+    pricer = set_outputs._Pricer(weights, feasible, prior_set.reference)
+    duals = rng.normal(scale=weights.max(), size=n)
+    caps = rng.exponential(size=(k, 3)) * rng.choice([0.0, 1.0, 10.0], size=(k, 3))
+    reduced = weights - duals[:, None]
+    spread = np.abs(weights).sum(axis=0) + np.abs(duals).sum()
+    truth = np.array([_price(reduced[:, y], vertices, feasible.eps) for y in range(n)])
+    best, one_prior = pricer._bounds(duals, caps)
+    exact = pricer._exact(reduced, spread, math.inf)
+    for bound in (best, exact, pricer._lagrangian(reduced, spread, caps[:, 0])):
+        assert np.all(bound >= truth - 1e-12)
+    optimum = design_lp_reached(vertices, exact_vertex_points(vertices), eps, weights)
+    assert pricer._certified(duals, np.minimum(best, exact), one_prior) >= optimum - 1e-12
+    # the exact prices are the prices (HiGHS's duals as multipliers): tight up to its accuracy
+    assert exact == pytest.approx(np.maximum(truth, 0.0), abs=1e-7)
+
+
+def test_out_of_time_returns_a_certified_feasible_mechanism():
+    """A limit spent before the first master: the best single output, a certified bound,
+    status "time limit"; and through ``design`` the result is exactly feasible."""
+    rng = np.random.default_rng(7)
+    n = 12
+    vertices = np.array([random_prior(rng, n, 1e-3) for _ in range(3)])
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = _gain("abs", n, rng)
+    weights = prior_set.reference[:, None] * gain
+    feasible = FeasibleSet.for_set(prior_set, 1.0)
+    found = set_outputs.solve_set_outputs(weights, feasible, prior_set.reference, 0.0)
+    exact = exact_vertex_points(vertices)
+    optimum = design_lp_reached(vertices, exact, 1.0, weights)
+    assert found.status == "time limit" and found.rounds == 0
+    assert found.value == pytest.approx(weights.sum(axis=0).max())
+    assert found.upper_bound >= optimum - 1e-12
+    result = pml.design(prior_set, 1.0, gain=gain, time_limit=1e-9)
+    assert exactly_feasible(result.mechanism, exact, 1.0)
+    assert result.upper_bound >= optimum - 1e-12
+    assert result.status == "time limit" and not result.exact
+
+
+@pytest.mark.parametrize("gain_name", ["abs", "random"])
+def test_a_larger_vertex_set_is_exact_and_uses_few_outputs(gain_name):
+    """N = 40: the literal LP's optimum, proved, over fewer outputs than N in the master."""
+    rng = np.random.default_rng(3)
+    n = 40
+    vertices = rng.dirichlet(np.full(n, 2.0), size=3)
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = _gain(gain_name, n, rng)
+    weights = prior_set.reference[:, None] * gain
+    feasible = FeasibleSet.for_set(prior_set, 1.0)
+    found = set_outputs.solve_set_outputs(weights, feasible, prior_set.reference, None)
+    assert found.status == "optimal"
+    assert found.outputs < n
+    assert found.value == pytest.approx(design_lp(vertices, 1.0, weights), abs=1e-9)
+    assert found.upper_bound - found.value <= 1e-9
