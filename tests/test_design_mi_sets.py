@@ -9,8 +9,11 @@ points, as the floats given define them.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
+import time
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -150,12 +153,41 @@ def test_method_names_the_set_and_the_engine():
     assert result.method.startswith("column generation over the vertex set's lift vectors")
 
 
-def test_too_many_lift_vectors_is_refused_with_the_rule():
-    """A vertex set beyond the enumeration limit is refused (a box of that size is searched
-    instead: tests/test_design_box.py)."""
+def test_beyond_the_enumeration_a_vertex_set_gets_the_box_design_and_the_reference_bound():
+    """5 vertices at N = 30 are beyond the lift-vertex enumeration: the mechanism comes from the
+    enclosing box (exactly feasible over the vertices), the bound from the reference alone (at
+    most min(eps, H)); the time limit holds."""
     vertices = np.full((5, 30), 1 / 30) + 0.01 * (np.eye(5, 30) - np.eye(5, 30, 1))
-    with pytest.raises(pml.InvalidInputError, match="at most .*fewer symbols"):
-        pml.design(PriorSet.from_vertices(vertices), 1.0)
+    prior_set = PriorSet.from_vertices(vertices)
+    start = time.monotonic()
+    result = pml.design(prior_set, 1.0, time_limit=4.0)
+    assert time.monotonic() - start <= 4.0 * 1.1 + 1.0
+    assert "enclosing box" in result.method and "reference alone" in result.method
+    assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), 1.0)
+    reference = prior_set.reference
+    entropy = float(-(reference * np.log(reference)).sum())
+    assert result.utility > 0.5
+    assert result.utility <= result.upper_bound <= min(1.0, entropy) + 1e-9
+
+
+@settings(max_examples=12, deadline=None)
+@given(problems().filter(lambda problem: problem[0].kind == "vertices"))
+def test_the_box_and_reference_path_brackets_the_enumerated_optimum(problem):
+    """Forced on small sets (enumeration limit 0): the box design's value is at most the
+    optimum found by enumeration, the reference's bound at least it, the design exactly
+    feasible."""
+    prior_set, _, exact, eps = problem
+    optimum = pml.maximize_mutual_information(prior_set, eps)
+    assert optimum.exact
+    module = importlib.import_module("pmldesign.design.search.mutual_information")
+    with mock.patch.object(module, "SET_ENUMERATION_LIMIT", 0):
+        bracket = pml.maximize_mutual_information(prior_set, eps, time_limit=20.0)
+        designed = pml.design(prior_set, eps, time_limit=20.0)
+    assert "enclosing box" in bracket.method
+    assert bracket.utility <= optimum.upper_bound + 1e-9
+    assert bracket.upper_bound >= optimum.utility - 1e-12
+    assert designed.upper_bound >= optimum.utility - 1e-12
+    assert exactly_feasible(designed.mechanism, exact, eps)
 
 
 def test_time_limit_holds_while_enumerating():

@@ -217,12 +217,6 @@ def test_outward_rounding_survives_an_exact_check():
          "not both"),
         (lambda: pml.certify(np.eye(3), PriorSet.box([0.2, 0.3])), "2 symbols"),
         (lambda: pml.leakage_capacity(np.eye(2), [0.5, 0.5]), "radius: required"),
-        # mutual information over a vertex set enumerates lift vectors: 5 vertices at N = 30
-        # are beyond the limit (a box, one cap row, has a search at any N)
-        (lambda: pml.design(PriorSet.from_vertices(np.full((5, 30), 1 / 30)
-                                                   + np.eye(5, 30) * 0.01
-                                                   - np.eye(5, 30, 1) * 0.01), 1.0),
-         "mutual information"),
     ],
 )
 def test_bad_input_names_the_rule(build, rule):

@@ -163,8 +163,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
         ``None``: "linear" if ``gain`` is given, else "mutual_information". Mutual information
-        over a vertex set enumerates lift vectors (small N), over a box enumerates them up to
-        N ~ 17 and searches them beyond (see :func:`.maximize_mutual_information`).
+        over a vertex set enumerates lift vectors (small N; beyond, the enclosing box's design
+        with the reference's bound), over a box enumerates them up to N ~ 17 and searches them
+        beyond (see :func:`.maximize_mutual_information`).
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
     time_limit : float, optional
