@@ -217,11 +217,35 @@ def test_outward_rounding_survives_an_exact_check():
          "not both"),
         (lambda: pml.certify(np.eye(3), PriorSet.box([0.2, 0.3])), "2 symbols"),
         (lambda: pml.leakage_capacity(np.eye(2), [0.5, 0.5]), "radius: required"),
+        # the set's own certificates validate the mechanism too
+        (lambda: PriorSet.box([0.2, 0.3, 0.4]).capacity(np.eye(2)), "set is over 3 symbols"),
+        (lambda: PriorSet.box([0.2, 0.3, 0.4]).worst_case_leakage(
+            [[0.9, 0.9], [0.5, 0.5], [0.5, 0.5]]), "sum to 1"),
+        (lambda: PriorSet.from_vertices([[0.2, 0.8], [0.5, 0.5]]).capacity(
+            [[1.5, -0.5], [0.5, 0.5]]), "non-negative"),
+        (lambda: PriorSet.ball([0.5, 0.5], 0.2).worst_case_leakage(
+            [[np.nan, 1.0], [0.5, 0.5]]), "finite"),
     ],
 )
 def test_bad_input_names_the_rule(build, rule):
     with pytest.raises(InvalidInputError, match=rule):
         build()
+
+
+def test_a_vertex_is_in_the_hull_of_vertices_3e8_apart():
+    """HiGHS's default tolerance put a vertex 2.7e-8 from the hull of three vertices within
+    3e-8 of each other, and the reference was refused (found by an independent sweep); the
+    distance is now measured at the weights HiGHS returns."""
+    vertices = [[0.4906820901, 0.1296502505, 0.3796676594],
+                [0.4906820603, 0.129650308, 0.3796676317],
+                [0.4906820498, 0.1296503163, 0.3796676338]]
+    prior_set = PriorSet.from_vertices(vertices)
+    assert all(prior_set.contains(v) for v in vertices)
+    weights = np.random.default_rng(0).dirichlet([0.2, 0.2, 0.2], size=100)
+    assert all(prior_set.contains(point) for point in weights @ np.array(vertices))  # was 77
+    assert PriorSet.from_vertices(vertices, reference=vertices[2]).reference.tolist() == (
+        vertices[2])
+    assert not prior_set.contains([0.49, 0.13, 0.38]) and not prior_set.contains([np.nan, 0.5, 0.5])
 
 
 def test_repr_and_to_dict():

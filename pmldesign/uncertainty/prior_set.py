@@ -47,7 +47,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._json import jsonable
-from .._validation import SUM_TOLERANCE, as_float_array, as_prior
+from .._validation import SUM_TOLERANCE, as_float_array, as_mechanism, as_prior
 from ..leakage import rounding
 from ..leakage.measures import _leakage, _leakage_above_points, _leakage_worst
 from . import ball
@@ -285,7 +285,8 @@ class PriorSet:
         (True, False)
         """
         vector = np.asarray(prior, dtype=float)
-        if vector.shape != (self.size,) or abs(vector.sum() - 1.0) > tolerance:
+        if (vector.shape != (self.size,) or not np.isfinite(vector).all()
+                or abs(vector.sum() - 1.0) > tolerance):
             return False
         if self.kind == "ball":
             return float(np.abs(vector - self.center).sum()) <= self.radius + tolerance
@@ -322,6 +323,7 @@ class PriorSet:
         >>> np.round(PriorSet.box([0.3, 0.5]).worst_case_leakage(m), 6)  # Q = (.3, .7), (.5, .5)
         array([0.628609, 0.405465])
         """
+        mechanism = self._mechanism(mechanism)
         if self.kind == "ball":
             return ball.worst_case(mechanism, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
@@ -346,6 +348,16 @@ class PriorSet:
                                               self._point_totals)
         return np.fmax(values, at_points)
 
+    def _mechanism(self, mechanism: Any) -> np.ndarray:
+        """A validated row-stochastic mechanism with one row per symbol of the set."""
+        matrix = as_mechanism(mechanism)
+        if matrix.shape[0] != self.size:
+            raise InvalidInputError(
+                f"mechanism: has {matrix.shape[0]} inputs (rows), the set is over {self.size} "
+                "symbols; give one row per symbol"
+            )
+        return matrix
+
     @cached_property
     def _points(self) -> np.ndarray:
         """The extreme points certified at (vertex and box sets), built once."""
@@ -360,6 +372,7 @@ class PriorSet:
         """Leakage capacity over the set: ``sup_{Q in S} eps_min(mechanism, Q)`` (Definition 5 of
         003 for any set), rounded up; the mechanism is eps-PML for every prior of the set exactly
         when ``eps >=`` this (up to the outward rounding)."""
+        mechanism = self._mechanism(mechanism)
         if self.kind == "ball":
             return ball.capacity(mechanism, self.center, self.radius)
         return max(0.0, float(np.nanmax(self.worst_case_leakage(mechanism))))
@@ -446,13 +459,23 @@ def _as_vertex_array(vertices: Any) -> np.ndarray:
 
 
 def _hull_distance(vertices: np.ndarray, prior: np.ndarray) -> float:
-    """``min ||V^T lam - prior||_1`` over the probability vectors lam (an LP with HiGHS)."""
+    """``||V^T lam - prior||_1`` at the probability vector lam that HiGHS finds minimising it
+    (an LP), measured again at that lam: HiGHS's objective alone carries its feasibility
+    tolerance (a reference equal to a vertex of three vertices 3e-8 apart was 2.7e-8 away at
+    the default 1e-7, above the 1e-9 of :meth:`PriorSet.contains`)."""
     from scipy.optimize import linprog
 
     k, n = vertices.shape
+    if (vertices == prior[None, :]).all(axis=1).any():
+        return 0.0
     # variables: lam (k), over (n), under (n); V^T lam + under - over = prior, sum lam = 1
     a_eq = np.block([[vertices.T, -np.eye(n), np.eye(n)], [np.ones((1, k)), np.zeros((1, 2 * n))]])
     cost = np.concatenate([np.zeros(k), np.ones(2 * n)])
     result = linprog(cost, A_eq=a_eq, b_eq=np.append(prior, 1.0), bounds=(0, None),
-                     method="highs")
-    return float(result.fun) if result.status == 0 else math.inf
+                     method="highs", options={"primal_feasibility_tolerance": 1e-10,
+                                              "dual_feasibility_tolerance": 1e-10})
+    if result.status != 0:
+        return math.inf
+    weights = np.maximum(result.x[:k], 0.0)
+    weights = weights / weights.sum()
+    return float(np.abs(vertices.T @ weights - prior).sum())
