@@ -238,7 +238,10 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
     relaxed = maximize_mutual_information(
         reference, eps, time_limit=max(1e-3, _RELAXATION_SHARE * (deadline - time.monotonic())))
     feasible = FeasibleSet.for_set(box, min(eps, box.epsilon_max), outward=False)
-    family = ConeLiftFamily(reference, feasible.cone())
+    # one cap row: enumerated like a box of its own up to the limit, searched beyond
+    family = (SetFamily(reference, feasible, deadline)
+              if enumeration_size(reference.size, 1) <= SET_ENUMERATION_LIMIT
+              else ConeLiftFamily(reference, feasible.cone()))
     found = _column_generation(reference, [family], deadline, eps, eps, "the enclosing box's ")
     bound = max(relaxed.upper_bound, found.utility)  # the box's own bound is not the set's
     exact = bound - found.utility <= _EXACT_GAP
