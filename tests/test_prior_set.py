@@ -248,6 +248,17 @@ def test_a_vertex_is_in_the_hull_of_vertices_3e8_apart():
     assert not prior_set.contains([0.49, 0.13, 0.38]) and not prior_set.contains([np.nan, 0.5, 0.5])
 
 
+def test_a_box_certifies_a_column_whose_largest_entry_is_subnormal():
+    """The floor ``<lower, c>`` of a column peaking at 5e-324 underflowed to 0 and the box
+    certified inf (found by an independent sweep); the column's leakage is that of its shape,
+    here ``log 5`` exactly: 5e-324 at input 0 only, whose smallest probability over the box is
+    0.2."""
+    mechanism = np.array([[0.5, 0.5, 5e-324], [0.3, 0.7, 0.0], [0.2, 0.8, 0.0]])
+    box = PriorSet.box([0.2, 0.3, 0.4])
+    for value in (box.capacity(mechanism), box.worst_case_leakage(mechanism)[2]):
+        assert math.log(5) <= value <= math.log(5) + 1e-12
+
+
 def test_repr_and_to_dict():
     box = PriorSet.box([0.1, 0.2, 0.3])
     assert repr(box) == "PriorSet.box([0.1, 0.2, 0.3])"

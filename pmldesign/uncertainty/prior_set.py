@@ -294,22 +294,19 @@ class PriorSet:
             return float(np.maximum(self.lower - vector, 0.0).sum()) <= tolerance
         return _hull_distance(self.vertices, vector) <= tolerance
 
-    def _min_output_probability(self, mechanism: np.ndarray) -> np.ndarray:
-        """``min_{Q in S} Q_Y(y)`` for every output, rounded down (vertex and box sets).
-
-        Each extreme point is read as ``Q / sum(Q)`` (a vertex summing to 1 + 1e-10 leaks a
-        little more than its float entries say); a box's extreme points sum to at most 1.
+    def _box_floor(self, scaled: np.ndarray) -> np.ndarray:
+        """A box's ``min_{Q in S} <Q, c>`` for every column ``c`` of the mechanism divided by
+        its largest entry (``scaled``, :func:`.rounding.scaled_columns`: unscaled, a column
+        whose largest entry is subnormal had its floor underflow to 0 and certified ``inf``),
+        rounded down. The extreme points sum to at most 1.
         """
         floors = self.floors()
-        if self.kind == "vertices":
-            totals = np.array([math.fsum(row) for row in self.vertices])
-        else:
-            totals = np.array([max(1.0, math.fsum(self.lower))])
-        # products and sums of non-negative floats (relative error <= gamma_{n+1}), then the
-        # division by the correctly rounded total: all within (n + 4) units of roundoff
-        values = floors.weights @ mechanism + floors.at_min[:, None] * mechanism.min(axis=0)
-        values = values / totals[:, None]
-        return values.min(axis=0) * (1.0 - 2.0 * (self.size + 4) * UNIT)
+        total = max(1.0, math.fsum(self.lower))
+        # the scaling (one rounding per entry), products and sums of non-negative floats
+        # (relative error <= gamma_{n+1}), then the division by the correctly rounded total:
+        # all within (n + 5) units of roundoff
+        values = floors.weights @ scaled + floors.at_min[:, None] * scaled.min(axis=0)
+        return (values / total).min(axis=0) * (1.0 - 2.0 * (self.size + 5) * UNIT)
 
     def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
         """Largest leakage of every output over the set, rounded up (nan: output never used).
@@ -328,11 +325,10 @@ class PriorSet:
             return ball.worst_case(mechanism, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
             return _leakage_worst(mechanism, self.vertices, self._point_totals)
-        peak = mechanism.max(axis=0)
-        floor = self._min_output_probability(mechanism)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            high, low = np.log(peak), np.log(floor)
-            values = high - low + 4.0 * UNIT * (np.abs(high) + np.abs(low))
+        scaled, peak = rounding.scaled_columns(mechanism)
+        with np.errstate(divide="ignore", invalid="ignore"):  # log(peak / floor), peak 1
+            low = np.log(self._box_floor(scaled))
+            values = -low + 4.0 * UNIT * np.abs(low)
         # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
         values[peak == mechanism.min(axis=0)] = 0.0
         values[peak <= 0] = np.nan
