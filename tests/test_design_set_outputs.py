@@ -143,3 +143,30 @@ def test_a_larger_vertex_set_is_exact_and_uses_few_outputs(gain_name):
     assert found.outputs < n
     assert found.value == pytest.approx(design_lp(vertices, 1.0, weights), abs=1e-9)
     assert found.upper_bound - found.value <= 1e-9
+
+
+@pytest.mark.parametrize("vertices, gain, eps", [
+    # a vertex entry 3.7e-11: cap coefficients 1e-1..1e10 near eps_max = 24.008; HiGHS called
+    # the master "unbounded"
+    ([[0.011326247235602275, 0.0020626163708262844, 0.0014705080364957762,
+       0.19882199319340038, 0.41640303964844483, 0.3699155955152305],
+      [3.7436348112872524e-11, 0.0009064389576560654, 0.35592121986008024,
+       0.35441428710529826, 0.253718809325167, 0.03503924471436205]], np.eye(6), 24.0),
+    # entries 2.5e-7..2e-6 at 0.9 eps_max: the master's rows summed to 1 - 2e-6
+    ([[0.999996152745569, 1.9369525633214725e-06, 1.910301867670685e-06],
+      [2.504440356671433e-07, 0.9999987124638403, 1.0370921240427015e-06]],
+     [[0.7350416540660873, 0.6508087241811753, 0.9988758266632877],
+      [0.0450338098775499, 0.44074141942895195, 0.42981956125620613],
+      [0.9538308809663163, 0.1688522006857659, 0.4564200918639246]], 13.68002731670257),
+])
+def test_badly_scaled_vertices_near_epsilon_max_still_design(vertices, gain, eps):
+    """Found by an independent sweep: SolverError from the master near eps_max with tiny
+    vertex entries; the compact LP over every output takes over, certified as before."""
+    vertices, gain = np.array(vertices), np.array(gain)
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    result = pml.design(prior_set, eps, gain=gain)
+    weights = prior_set.reference[:, None] * gain
+    exact = exact_vertex_points(vertices)
+    assert exactly_feasible(result.mechanism, exact, eps)
+    assert result.upper_bound >= design_lp_reached(vertices, exact, eps, weights) - 1e-12
+    assert result.utility >= design_lp(vertices, eps, weights) - 1e-7

@@ -18,6 +18,8 @@ from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limi
 from ..leakage.measures import _mutual_information
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
+from .formulation.compact_lp import LinearSolution
+from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import Finalized, cap_rows, finalize, guarantee
@@ -32,6 +34,9 @@ UTILITIES = ("mutual_information", "linear")
 EXACT_GAP = 1e-9
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
 SOLVER_SHARE = 0.8
+#: Largest N at which a vertex set's linear design falls back to the compact LP over every
+#: output when output generation fails (N^2 variables: 0.16 million at N = 400).
+SET_LP_MAX = 400
 #: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
 #: the LP ill-scaled well before); such budgets are handled by :func:`_large_eps`.
 LP_EPS_MAX = 40.0
@@ -225,14 +230,28 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
-    found = solve_set_outputs(reference[:, None] * gain, feasible,
-                              reference,
-                              None if time_limit is None else SOLVER_SHARE * time_limit)
+    weights = reference[:, None] * gain
+    share = None if time_limit is None else SOLVER_SHARE * time_limit
+    try:
+        found = solve_set_outputs(weights, feasible, reference, share)
+        final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
+                         score=_score(reference, gain), deadline=deadline)
+        method = ("output generation over the vertex set's cap rows: compact LP over "
+                  f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
+    except SolverError:
+        if prior_set.size > SET_LP_MAX:
+            raise
+        # HiGHS can fail on the master near eps_max when a vertex has entries near 1e-11
+        # (cap coefficients e^eps q spanning 1e-1..1e10: "unbounded", or rows summing to
+        # 1 - 2e-6); the compact LP over every output falls back to interior point
+        left = None if share is None else max(1e-3, share - (time.perf_counter() - start))
+        raw, value, bound = solve_set_lp(weights, feasible, left)
+        found = LinearSolution(raw, value, bound, solver="compact LP")
+        final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
+                         score=_score(reference, gain), deadline=deadline)
+        method = ("compact LP over the vertex set's cap rows (HiGHS), after output generation "
+                  "failed")
     bound = found.upper_bound
-    final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
-                     score=_score(reference, gain), deadline=deadline)
-    method = ("output generation over the vertex set's cap rows: compact LP over "
-              f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
     final, method = _or_one_output(
         final, reference, gain, method,
         lambda constant: finalize(constant, reference, eps, labelled=True, prior_set=prior_set,
