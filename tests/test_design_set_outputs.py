@@ -170,3 +170,18 @@ def test_badly_scaled_vertices_near_epsilon_max_still_design(vertices, gain, eps
     assert exactly_feasible(result.mechanism, exact, eps)
     assert result.upper_bound >= design_lp_reached(vertices, exact, eps, weights) - 1e-12
     assert result.utility >= design_lp(vertices, eps, weights) - 1e-7
+
+
+def test_at_epsilon_max_a_vertex_set_gets_the_unconstrained_optimum():
+    """Every mechanism is feasible from eps_max on: output generation stalled there at half the
+    utility (0.508 against 1; found by an independent sweep); the unconstrained optimum is
+    now certified first."""
+    vertices = np.array([[5.052533267893181e-06, 0.19870002456068028, 0.2545437393471002,
+                          0.04113514867955995, 0.5056160348793918],
+                         [0.9832886226677405, 0.008960761169298694, 0.007030989046739465,
+                          0.0007196270966837123, 1.9537626733132882e-11]])
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    for eps in (prior_set.epsilon_max, 0.99 * prior_set.epsilon_max, 40.0):
+        result = pml.design(prior_set, eps, gain=np.eye(5))
+        assert result.utility == pytest.approx(1.0, abs=1e-9) and result.exact
+        assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)

@@ -22,7 +22,7 @@ from .formulation.compact_lp import LinearSolution
 from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
-from .repair import Finalized, cap_rows, finalize, guarantee
+from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
 from .search.coarse import COARSE_MIN, coarse_linear_gain, coarse_mutual_information
 from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
@@ -228,29 +228,10 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     reference = prior_set.reference
     if gain is None:
         return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
-    weights = reference[:, None] * gain
     share = None if time_limit is None else SOLVER_SHARE * time_limit
-    try:
-        found = solve_set_outputs(weights, feasible, reference, share)
-        final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
-                         score=_score(reference, gain), deadline=deadline)
-        method = ("output generation over the vertex set's cap rows: compact LP over "
-                  f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
-    except SolverError:
-        if prior_set.size > SET_LP_MAX:
-            raise
-        # HiGHS can fail on the master near eps_max when a vertex has entries near 1e-11
-        # (cap coefficients e^eps q spanning 1e-1..1e10: "unbounded", or rows summing to
-        # 1 - 2e-6); the compact LP over every output falls back to interior point
-        left = None if share is None else max(1e-3, share - (time.perf_counter() - start))
-        raw, value, bound = solve_set_lp(weights, feasible, left)
-        found = LinearSolution(raw, value, bound, solver="compact LP")
-        final = finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
-                         score=_score(reference, gain), deadline=deadline)
-        method = ("compact LP over the vertex set's cap rows (HiGHS), after output generation "
-                  "failed")
+    found, method = _vertex_linear(prior_set, eps, gain, share)
+    final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
+                     score=_score(reference, gain), deadline=deadline)
     bound = found.upper_bound
     final, method = _or_one_output(
         final, reference, gain, method,
@@ -271,6 +252,57 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         status="optimal" if exact else (
             "stalled" if found.status == "optimal" else found.status),
     )
+
+
+def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
+                   time_limit: float | None) -> tuple[LinearSolution, str]:
+    """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
+    it at eps (always from its eps_max on), else output generation (:mod:`.set_outputs`); when
+    that fails or stalls (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded"
+    masters, rows summing to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact
+    LP over every output (dual simplex, then interior point) too, up to :data:`SET_LP_MAX`
+    inputs, keeping the better solution and the smaller bound."""
+    reference = prior_set.reference
+    weights = reference[:, None] * gain
+    free = np.zeros(gain.shape)
+    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
+    if prior_set.capacity(free) <= eps:
+        value = utility_value(free, reference, gain)
+        return LinearSolution(free, value, value), (
+            "closed form: the unconstrained optimum (eps is at least its certified leakage over "
+            "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
+    start = time.monotonic()
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    try:
+        found = solve_set_outputs(weights, feasible, reference, time_limit)
+        if np.abs(found.mechanism.sum(axis=1) - 1.0).max() > ROW_SLACK:
+            raise SolverError("output generation returned rows not summing to 1")
+    except SolverError:
+        if prior_set.size > SET_LP_MAX:
+            raise
+        found = None
+    method = "" if found is None else (
+        "output generation over the vertex set's cap rows: compact LP over "
+        f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
+    if found is not None and (found.status != "stalled" or prior_set.size > SET_LP_MAX):
+        return found, method
+    left = None if time_limit is None else time_limit - (time.monotonic() - start)
+    if left is not None and left <= 0:
+        return found, method
+    try:
+        raw, value, bound = solve_set_lp(weights, feasible, left)
+    except SolverError:
+        if found is None:
+            raise
+        return found, method
+    whole = "compact LP over the vertex set's cap rows (HiGHS)"
+    if found is None:
+        return LinearSolution(raw, value, bound), whole + ", after output generation failed"
+    if value > found.value:
+        return (LinearSolution(raw, value, min(bound, found.upper_bound)),
+                whole + ", after output generation stalled")
+    return dataclasses.replace(found, upper_bound=min(bound, found.upper_bound)), method
 
 
 def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: float | None,

@@ -42,6 +42,8 @@ RESIDUE = 1e-12
 #: almost all the utility (measured, issue 12: a random gain at N = 400, eps = 2 came back as the
 #: output-independent mechanism). Zeroing it moves each row by at most this much.
 NOISE = 1e-9
+#: Rows of solver output further than this from 1 (after cleaning) make the solve a failure.
+ROW_SLACK = 1e-6
 #: Above this eps e^eps nears overflow; :func:`cut_to_caps` is skipped (mixing alone repairs).
 LARGEST_EPS = 700.0
 
@@ -119,7 +121,7 @@ def clean(raw: np.ndarray, ldp: bool, labelled: bool, residue: float = RESIDUE) 
     if not ldp:  # under LDP a zero next to positive entries would make the ratio infinite
         matrix[matrix < residue * matrix.max(axis=0)] = 0.0
     sums = matrix.sum(axis=1)
-    if np.abs(sums - 1.0).max() > 1e-6:
+    if np.abs(sums - 1.0).max() > ROW_SLACK:
         raise SolverError(f"the solver returned rows summing to {sums.min():.9g}..{sums.max():.9g}")
     return matrix / sums[:, None]
 
