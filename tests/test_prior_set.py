@@ -246,6 +246,12 @@ def test_a_vertex_is_in_the_hull_of_vertices_3e8_apart():
     assert PriorSet.from_vertices(vertices, reference=vertices[2]).reference.tolist() == (
         vertices[2])
     assert not prior_set.contains([0.49, 0.13, 0.38]) and not prior_set.contains([np.nan, 0.5, 0.5])
+    # not priors at all: not members (were numpy errors, or True for a complex vector)
+    for odd in ("abc", ["a", "b", "c"], {"a": 1}, [[1.0], [0.5, 0.5]],
+                np.array(vertices[0]) + 1j):
+        assert not prior_set.contains(odd)
+    with pytest.raises(InvalidInputError, match="tolerance"):
+        prior_set.contains(vertices[0], tolerance=None)
 
 
 def test_a_box_certifies_a_column_whose_largest_entry_is_subnormal():

@@ -47,7 +47,13 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._json import jsonable
-from .._validation import SUM_TOLERANCE, as_float_array, as_mechanism, as_prior
+from .._validation import (
+    SUM_TOLERANCE,
+    as_float_array,
+    as_mechanism,
+    as_nonnegative,
+    as_prior,
+)
 from ..leakage import rounding
 from ..leakage.measures import _leakage, _leakage_above_points, _leakage_worst
 from . import ball
@@ -284,7 +290,14 @@ class PriorSet:
         >>> S.contains([0.4, 0.3, 0.3]), S.contains([0.3, 0.4, 0.3])
         (True, False)
         """
-        vector = np.asarray(prior, dtype=float)
+        tolerance = as_nonnegative(tolerance, "tolerance")
+        try:
+            raw = np.asarray(prior)
+            if np.iscomplexobj(raw):
+                return False
+            vector = raw.astype(float)
+        except (TypeError, ValueError):  # not numbers (strings, ragged lists, dicts)
+            return False
         if (vector.shape != (self.size,) or not np.isfinite(vector).all()
                 or abs(vector.sum() - 1.0) > tolerance):
             return False
