@@ -262,20 +262,25 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
     masters, rows summing to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact
     LP over every output (dual simplex, then interior point) too, up to :data:`SET_LP_MAX`
     inputs, keeping the better solution and the smaller bound."""
+    start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
     free = np.zeros(gain.shape)
     free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
+    free_value = utility_value(free, reference, gain)  # bounds every design
     if prior_set.capacity(free) <= eps:
-        value = utility_value(free, reference, gain)
-        return LinearSolution(free, value, value), (
+        return LinearSolution(free, free_value, free_value), (
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
-    start = time.monotonic()
+
+    def left() -> float | None:
+        return None if time_limit is None else time_limit - (time.monotonic() - start)
+
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     try:
-        found = solve_set_outputs(weights, feasible, reference, time_limit)
+        found = solve_set_outputs(weights, feasible, reference,
+                                  None if time_limit is None else max(0.0, left()))
         if np.abs(found.mechanism.sum(axis=1) - 1.0).max() > ROW_SLACK:
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:
@@ -287,11 +292,18 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
         f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
     if found is not None and (found.status != "stalled" or prior_set.size > SET_LP_MAX):
         return found, method
-    left = None if time_limit is None else time_limit - (time.monotonic() - start)
-    if left is not None and left <= 0:
+    remaining = left()
+    if remaining is not None and remaining <= 0:
+        if found is None:  # out of time: the best single output, the unconstrained bound
+            best = int(np.argmax(weights.sum(axis=0)))
+            constant = np.zeros_like(weights)
+            constant[:, best] = 1.0
+            return (LinearSolution(constant, float(weights[:, best].sum()), free_value,
+                                   status="time limit"),
+                    "the best single output (output generation failed, out of time)")
         return found, method
     try:
-        raw, value, bound = solve_set_lp(weights, feasible, left)
+        raw, value, bound = solve_set_lp(weights, feasible, remaining)
     except SolverError:
         if found is None:
             raise
