@@ -185,3 +185,24 @@ def test_at_epsilon_max_a_vertex_set_gets_the_unconstrained_optimum():
         result = pml.design(prior_set, eps, gain=np.eye(5))
         assert result.utility == pytest.approx(1.0, abs=1e-9) and result.exact
         assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)
+
+
+def test_a_failed_search_out_of_time_returns_the_best_single_output(monkeypatch):
+    """Output generation failing with no time left for the compact LP: the best single output,
+    bounded by the unconstrained value, status "time limit", exactly feasible."""
+    api = importlib.import_module("pmldesign.design.api")
+
+    def fail(*args):
+        raise pml.SolverError("HiGHS failed")
+
+    monkeypatch.setattr(api, "solve_set_outputs", fail)
+    rng = np.random.default_rng(5)
+    vertices = np.array([random_prior(rng, 6, 1e-3) for _ in range(2)])
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = rng.random((6, 6))
+    result = pml.design(prior_set, 1.0, gain=gain, time_limit=1e-9)
+    weights = prior_set.reference[:, None] * gain
+    assert result.status == "time limit" and not result.exact
+    assert result.utility == pytest.approx(weights.sum(axis=0).max())
+    assert result.upper_bound >= design_lp(vertices, 1.0, weights)
+    assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), 1.0)
