@@ -210,7 +210,11 @@ def certify(
         rounded up (:mod:`pmldesign.uncertainty.exact`), for ``N x M <= 10^4`` entries
         (:class:`~pmldesign.InvalidInputError` above). The default evaluates the same
         figures in floats with outward rounding (:mod:`pmldesign.leakage.rounding`), a few ulps
-        (plus ``~2 N`` units of 2^-53) above the exact value.
+        (plus ``~2 N`` units of 2^-53) above the exact value. Over a vertex or box
+        :class:`~pmldesign.uncertainty.PriorSet` the figures at its reference are rational, but
+        ``worst_case_epsilon`` stays the outward-rounded float certificate over the set's
+        extreme points (:meth:`~pmldesign.uncertainty.PriorSet.capacity`); over a ball it is
+        rational too.
 
     Returns
     -------
