@@ -26,7 +26,7 @@ from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
 from .search.coarse import COARSE_MIN, coarse_linear_gain, coarse_mutual_information
 from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
-from .search.linear_gain import solve_diagonal_gain, solve_linear_gain
+from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_linear_gain
 from .search.set_outputs import solve_set_outputs
 
 UTILITIES = ("mutual_information", "linear")
@@ -265,9 +265,7 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
     start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
-    free = np.zeros(gain.shape)
-    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
-    free_value = utility_value(free, reference, gain)  # bounds every design
+    free, free_value = _unconstrained(reference, gain)  # its value bounds every design
     if prior_set.capacity(free) <= eps:
         return LinearSolution(free, free_value, free_value), (
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
@@ -295,11 +293,8 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
     remaining = left()
     if remaining is not None and remaining <= 0:
         if found is None:  # out of time: the best single output, the unconstrained bound
-            best = int(np.argmax(weights.sum(axis=0)))
-            constant = np.zeros_like(weights)
-            constant[:, best] = 1.0
-            return (LinearSolution(constant, float(weights[:, best].sum()), free_value,
-                                   status="time limit"),
+            constant, value = best_single_output(weights)
+            return (LinearSolution(constant, value, free_value, status="time limit"),
                     "the best single output (output generation failed, out of time)")
         return found, method
     try:
@@ -516,6 +511,14 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     )
 
 
+def _unconstrained(prior: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, float]:
+    """Every input to an output of largest gain, and its utility (an upper bound on every
+    design's)."""
+    free = np.zeros(gain.shape)  # calloc: pages never written stay shared zeros
+    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
+    return free, utility_value(free, prior, gain)
+
+
 def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray,
             time_limit: float | None,
             prior_set: PriorSet | None = None) -> tuple[np.ndarray, float, str, str]:
@@ -532,9 +535,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     runs out returns the best mechanism found with status ``"time limit"``
     (:func:`_output_generation`).
     """
-    free = np.zeros(gain.shape)  # calloc: pages never written stay shared zeros
-    free[np.arange(gain.shape[0]), gain.argmax(axis=1)] = 1.0
-    free_value = utility_value(free, prior, gain)
+    free, free_value = _unconstrained(prior, gain)
     if guarantee(prior, radius, ldp, prior_set)(free) <= eps:
         return free, free_value, (
             "closed form: the unconstrained optimum (eps is at least its certified leakage, "

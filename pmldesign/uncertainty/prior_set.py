@@ -333,7 +333,10 @@ class PriorSet:
         >>> np.round(PriorSet.box([0.3, 0.5]).worst_case_leakage(m), 6)  # Q = (.3, .7), (.5, .5)
         array([0.628609, 0.405465])
         """
-        mechanism = self._mechanism(mechanism)
+        return self._worst_case(self._mechanism(mechanism))
+
+    def _worst_case(self, mechanism: np.ndarray) -> np.ndarray:
+        """:meth:`worst_case_leakage` of a validated mechanism."""
         if self.kind == "ball":
             return ball.worst_case(mechanism, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
@@ -384,7 +387,7 @@ class PriorSet:
         mechanism = self._mechanism(mechanism)
         if self.kind == "ball":
             return ball.capacity(mechanism, self.center, self.radius)
-        return max(0.0, float(np.nanmax(self.worst_case_leakage(mechanism))))
+        return max(0.0, float(np.nanmax(self._worst_case(mechanism))))
 
     # -- presentation ----------------------------------------------------------------------
 

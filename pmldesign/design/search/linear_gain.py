@@ -578,10 +578,7 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     n = weights.shape[0]
     # fallback: every row to the best single output (the constant column is in every cone);
     # its certificate: u = max_y W[x, y] has h_y(u) <= 0 for every y
-    best_output = int(np.argmax(weights.sum(axis=0)))
-    mechanism = np.zeros((n, n))
-    mechanism[:, best_output] = 1.0
-    value = float(weights[:, best_output].sum())
+    mechanism, value = best_single_output(weights)
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
     racers = _race(weights, cone, deadline, fallback, n >= RACE_MIN and _cores() >= 2)
     solved = [r for r in racers if r.search.solved]
@@ -603,6 +600,15 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
         solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
                                 if len(racers) == 2 else ""),
     )
+
+
+def best_single_output(weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """Every row to the output of largest total gain, and its value: a constant column, in
+    every feasible set (it leaks 0), so the floor of every search that runs out of time."""
+    best = int(np.argmax(weights.sum(axis=0)))
+    mechanism = np.zeros_like(weights, dtype=float)
+    mechanism[:, best] = 1.0
+    return mechanism, float(weights[:, best].sum())
 
 
 def solve_diagonal_gain(weights: np.ndarray, cone: Cone,

@@ -20,7 +20,7 @@ whatever the multipliers:
   (the maximum over ``0 <= c <= t`` takes ``c_x = t`` where the coefficient is positive, then
   ``t`` is 0 or 1). The master's own cap multipliers make this about 0 for its outputs; for
   the others every master output's multipliers are tried.
-* One prior: for ``Q`` in the hull (a vertex, the reference), ``K`` lies in the fixed-prior
+* One prior: for ``Q`` in the hull (the reference is used), ``K`` lies in the fixed-prior
   cone ``K_Q = {max c <= e^eps <Q, c>}``, and a member of ``K_Q`` with ``max c <= 1`` is
   ``s c'`` with ``c'`` on the section ``<Q, c'> = 1`` and ``s <= 1 / max c' <= 1``; so
   ``g_y <= max(0, h_y^Q)`` with ``h_y^Q`` the exact section price of :mod:`.cone_pricing`.
@@ -46,7 +46,7 @@ from ..formulation.compact_lp import LinearSolution
 from ..math.feasible import Cone, FeasibleSet
 from .cone_pricing import bound as max_form_bound
 from .engine import Entering, column_generation
-from .linear_gain import RestrictedMaster, section_prices
+from .linear_gain import RestrictedMaster, best_single_output, section_prices
 
 #: Relative gap at which the search stops.
 GAP = 1e-10
@@ -210,10 +210,7 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     pricer.master = master
     search = column_generation(master, pricer, deadline, upper, GAP, relative=True)
     if not search.solved:  # out of time before the first master: every row to the best output
-        best_output = int(np.argmax(weights.sum(axis=0)))
-        mechanism = np.zeros_like(weights)
-        mechanism[:, best_output] = 1.0
-        value = float(weights[:, best_output].sum())
+        mechanism, value = best_single_output(weights)
         return LinearSolution(mechanism=mechanism, value=value,
                               upper_bound=max(search.upper_bound, value), status="time limit",
                               outputs=1, rounds=0, solver="the best single output")
