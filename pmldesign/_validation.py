@@ -46,7 +46,7 @@ def _short(value: Any) -> str:
 def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
     """Convert ``value`` to a finite float64 array with ``ndim`` dimensions (real, not complex)."""
     try:
-        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        raw = np.asarray(value)  # a base ndarray: subclasses such as numpy.matrix keep 2-D rows
         if raw.dtype.kind == "c":
             raise InvalidInputError(
                 f"{name}: must be real numbers, got complex values; pass the real part "

@@ -68,3 +68,17 @@ def test_ragged_or_unhashable_data_is_invalid_input():
         pml.uncertainty.empirical_prior([[0, 1], [1]], 2)
     with pytest.raises(pml.InvalidInputError, match="one label"):
         pml.privatize([[0, 1], [1]], [[0.5, 0.5], [0.5, 0.5]], rng=0)
+
+
+def test_numpy_matrix_is_read_as_a_plain_array():
+    """A numpy.matrix mechanism or gain behaves as the same ndarray (its rows stayed 2-D inside,
+    and a matrix-vector product raised ValueError); a 1 x N matrix is not a prior."""
+    mechanism = np.matrix([[0.7, 0.3], [0.2, 0.8]])
+    expected = pml.certify(np.asarray(mechanism), PRIOR)
+    assert pml.certify(mechanism, PRIOR).epsilon == expected.epsilon
+    assert pml.certify(mechanism, PRIOR).to_dict() == expected.to_dict()
+    result = pml.design(PRIOR, 1.0, gain=np.matrix(np.eye(2)))
+    assert type(result.mechanism) is np.ndarray
+    assert result.utility == pml.design(PRIOR, 1.0, gain=np.eye(2)).utility
+    with pytest.raises(pml.InvalidInputError, match="1-D"):
+        pml.certify(GOOD, np.matrix([0.5, 0.5]))
