@@ -49,10 +49,12 @@ def _inputs(prior: str, gain: str | None):
               help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
-                   "(--prior, optional, is the reference; mutual information: small N only).")
+                   "(--prior, optional, is the reference; mutual information: exact for small N, "
+                   "beyond certified with a gap).")
 @click.option("--lower", default=None,
               help="Per-symbol lower bounds (comma-separated or a file): eps-PML for every "
-                   "prior above them (mutual information: N <= 17).")
+                   "prior above them (mutual information: exact up to N = 17, beyond certified "
+                   "with a gap).")
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
                    "(strings, categories): estimate the prior (instead of --prior).")
