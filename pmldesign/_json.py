@@ -1,11 +1,13 @@
-"""JSON-safe conversion shared by result dataclasses and the CLI."""
+"""JSON-safe conversion and JSON text, shared by result dataclasses, mechanisms and the CLI."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import numpy as np
+import orjson
 
 
 def jsonable(value: Any) -> Any:
@@ -27,7 +29,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
+        return _array(value)
     if isinstance(value, bool | np.bool_):
         return bool(value)
     if isinstance(value, np.integer):
@@ -36,3 +38,40 @@ def jsonable(value: Any) -> Any:
         value = float(value)
         return value if math.isfinite(value) else None
     return value
+
+
+def _array(array: np.ndarray) -> Any:
+    """:func:`jsonable` of an array, without a Python call per entry for numbers (a 3000 x 3000
+    mechanism: 0.4 s instead of 9 s)."""
+    if array.dtype.kind == "f":
+        finite = np.isfinite(array)
+        if finite.all():
+            return array.tolist()
+        cells = array.astype(object)
+        cells[~finite] = None
+        return cells.tolist()
+    if array.dtype.kind in "biu":
+        return array.tolist()
+    return jsonable(array.tolist())
+
+
+def dumps(data: Any, indent: int | None = 2) -> str:
+    """Standard JSON text of :func:`jsonable` data, indented by ``indent`` spaces (``None``:
+    one line).
+
+    Written by orjson, whose floats are the shortest text that reads back as the same double
+    (so a mechanism read back from its JSON is the same matrix, bit for bit); it writes a
+    3000 x 3000 matrix in 0.1-0.5 s where the standard library's indenting encoder takes 7-12 s.
+    Integers beyond 64 bits and indents other than 2 go through the standard library.
+
+    Examples
+    --------
+    >>> print(dumps({"eps": 0.5, "leakage": [1e-05, None]}, indent=None))
+    {"eps":0.5,"leakage":[0.00001,null]}
+    """
+    if indent in (None, 2):
+        try:
+            return orjson.dumps(data, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+        except orjson.JSONEncodeError:  # e.g. an integer beyond 64 bits
+            pass
+    return json.dumps(data, indent=indent, allow_nan=False)

@@ -32,7 +32,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ._errors import InvalidInputError
 from ._files import atomic_path
-from ._json import jsonable
+from ._json import dumps, jsonable
 from ._validation import as_mechanism
 
 FORMAT = "pmldesign.mechanism"
@@ -239,7 +239,7 @@ class Mechanism(NDArrayOperatorsMixin):
 
     def to_json(self, indent: int | None = 2) -> str:
         """The version-1 JSON document as text."""
-        return json.dumps(self.to_dict(), indent=indent)
+        return dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> Mechanism:

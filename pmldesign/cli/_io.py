@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._json import jsonable
+from .._json import dumps, jsonable
 from .._validation import MAX_INT
 
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
@@ -156,7 +156,7 @@ def load_samples(path: str, name: str = "--samples") -> np.ndarray:
 def print_json(data: dict, command: str) -> None:
     """Write ``data`` as one JSON document on stdout, tagged with ``command`` and the version."""
     document = {"schema_version": SCHEMA_VERSION, "command": command, **jsonable(data)}
-    sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+    sys.stdout.write(dumps(document) + "\n")
 
 
 def fmt(value: float, digits: int = 6) -> str:
