@@ -282,3 +282,31 @@ def test_window_pricing_at_a_spent_deadline_bounds_every_vertex(kind, dual_kind,
     truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
     priced = CappedFamily(prior, cap).price(duals, 0.0, -math.inf, 10**6, True)
     assert priced.bound >= truth - 1e-12
+
+
+@pytest.mark.parametrize("spent", [False, True])
+def test_cheap_pricing_builds_only_the_columns_it_keeps(spent, monkeypatch):
+    """The cheap pricing (roots, then local search) builds a lift vector only for the greedy
+    vertices it improves or keeps (it built one per root: N of N entries each, 0.8 GB at
+    N = 10,000); with time left the columns are those of the improved vertices, and either way
+    each is the lift vector of a vertex with its reported reduced cost order."""
+    monkeypatch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
+    prior = _prior("random", 60, 4)
+    cap = math.exp(0.7)
+    duals = _duals(prior, cap, "random", 4)
+    built = []
+    column = _CappedSearch.column
+    monkeypatch.setattr(_CappedSearch, "column",
+                        lambda self, *a: built.append(a) or column(self, *a))
+    keep = 5
+    deadline = -math.inf if spent else math.inf
+    priced = CappedFamily(prior, cap).price(duals, deadline, -math.inf, keep, False)
+    assert priced.columns.shape == (keep, prior.size)
+    assert len(built) <= (keep if spent else prior.size)
+    if spent:
+        assert len(built) == keep
+    costs = [_reduced(prior, duals, g) for g in priced.columns]
+    assert costs == sorted(costs, reverse=True)
+    for g in priced.columns:  # a vertex: at the cap, one free coordinate, the rest at 0
+        assert abs(prior @ g - 1.0) < 1e-12
+        assert np.sum((g > 0) & (np.abs(g - cap) > 1e-12)) <= 1

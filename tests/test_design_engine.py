@@ -116,6 +116,25 @@ def test_keeps_time_for_the_next_master_and_ends_with_time_limit():
     assert search.upper_bound <= 5.0 and search.upper_bound >= _full_lp(columns, utilities)
 
 
+def test_columns_priced_after_the_deadline_do_not_enter():
+    """A pricing that ends after the deadline: its bound counts, but its columns are not added
+    to a master that will not be solved again (at N = 10,000 adding them took 0.2 s past the
+    limit)."""
+    columns, utilities = _toy(4)
+
+    class Slow(_ExactPricer):
+        def price(self, duals, value, deadline):
+            time.sleep(max(0.0, deadline - time.monotonic()) + 0.01)
+            return super().price(duals, value, deadline)
+
+    master = _Master(columns, utilities, first=[0])
+    search = column_generation(master, Slow(columns, utilities), time.monotonic() + 0.05,
+                               math.inf, 1e-9)
+    assert search.status == "time limit" and search.rounds == 1
+    assert master.active == [0]
+    assert search.upper_bound >= _full_lp(columns, utilities)
+
+
 def test_a_master_out_of_time_keeps_the_previous_solution():
     class Once(_Master):
         def solve(self, seconds):

@@ -177,5 +177,7 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
             elif time.monotonic() < deadline:  # else the pricing ran out of time
                 status = "stalled"
             break
+        if time.monotonic() + master.reserve + pricer.reserve >= deadline:
+            break  # no time for another master: the columns would enter in vain
         master.add(entering.columns)
     return Search(value, max(upper_bound, value), status, rounds)

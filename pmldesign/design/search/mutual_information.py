@@ -411,7 +411,7 @@ class _LiftPricer:
         self.prior, self.eps = prior, eps
         self.keep = min(max(lifts.shape[1], 8), _MAX_NEW_COLUMNS)
         self.slack = math.inf
-        self.known = {row.tobytes() for row in np.round(lifts, 12)}
+        self.known = set(_keys(lifts))
         self.reserve = 0.0  # the pricing stops at the deadline with a certified bound
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
@@ -436,14 +436,17 @@ class _LiftPricer:
 
     def _fresh(self, columns: np.ndarray) -> np.ndarray:
         """Rows of ``columns`` not already (to 1e-12) offered or among the first lifts."""
-        if not columns.size:
-            return columns
-        _, first = np.unique(np.round(columns, 12), axis=0, return_index=True)
-        columns = columns[np.sort(first)]
-        keys = [row.tobytes() for row in np.round(columns, 12)]
-        fresh = [key not in self.known for key in keys]
-        self.known.update(keys)
+        fresh = []  # first occurrences of new keys (np.unique over rows: 0.5 s at N = 10,000)
+        for i, key in enumerate(_keys(columns)):
+            if key not in self.known:
+                self.known.add(key)
+                fresh.append(i)
         return columns[fresh]
+
+
+def _keys(rows: np.ndarray) -> list[bytes]:
+    """One key per row: its entries rounded to 1e-12 (-0 read as 0)."""
+    return [row.tobytes() for row in np.round(rows, 12) + 0.0]
 
 
 def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> float:
