@@ -362,7 +362,12 @@ def test_box_point_certificates_are_covered_in_linear_time(seed, n, m, share):
 
     points = prior_set.extreme_points()
     totals = np.array([math.fsum(q) for q in points])
-    above = _leakage_above_points(mechanism, lower, np.diag(points), np.nextafter(totals, 2.0))
+    # the box's own peaks and total are those of its extreme points built as N x N floats
+    assert np.array_equal(prior_set._box_peaks, np.diag(points))
+    assert prior_set._box_total == np.nextafter(totals, 2.0).max()
+    assert prior_set._box_total >= max(sum(map(Fraction, q.tolist())) for q in points)
+    above = _leakage_above_points(mechanism, lower, np.diag(points),
+                                  float(np.nextafter(totals, 2.0).max()))
     finite = used & np.isfinite(own)
     assert np.all(above[finite] >= own[finite])
     assert np.all(above[finite] - own[finite] <= 1e-12 * np.maximum(1.0, np.abs(own[finite])))

@@ -83,18 +83,22 @@ def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
 
 
 def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarray,
-                          totals: np.ndarray) -> np.ndarray:
+                          total: float) -> np.ndarray:
     """Per output, a float at least :func:`_leakage` at every prior ``q_i`` that is ``lower``
-    with entry i raised to ``peaks[i] >= lower[i]`` (a box's extreme points as floats; their
-    sums rounded up in ``totals``), in O(N M) instead of O(N^2 M).
+    with entry i raised to ``peaks[i] >= lower[i]`` (a box's extreme points as floats; ``total``
+    at least each one's exact sum), in O(N M) instead of O(N^2 M).
 
     Proof. With ``c`` the scaled columns (:func:`.rounding.scaled_columns`, floats read
     exactly) the exact mass is ``E_i = <lower, c> + (peaks[i] - lower[i]) c_i``; every term below
     is rounded towards 0, so ``E_low <= E_i``. :func:`_leakage` sums the n products of
     ``q_i c`` in floats: ``T_i >= E_i (1 - gamma_n) - 2 n eta`` (:mod:`.rounding`), so
     ``T_low = down(down(E_low (1 - 2 (n + 1) u')) - 2 n eta) <= T_i`` (``u' = 2^-52``). Its
-    lower mass ``down(down(T - 2 n eta) s)`` and the logarithm of ``totals / mass`` are monotone,
-    so the same steps from ``T_low`` give at least its value.
+    lower mass ``down(down(T - 2 n eta) s)`` and the logarithm of ``total / mass`` are monotone,
+    so the same steps from ``T_low`` give at least its value. Every step is a non-decreasing
+    function of the product ``(peaks[i] - lower[i]) c_i`` (rounding to nearest and ``down`` are
+    monotone), so the smallest product gives the smallest mass of every i, and the largest of
+    ``total`` with it a value at least each i's: one product per entry, the rest per column (in
+    blocks of columns, :func:`.rounding.column_blocks`).
 
     Examples
     --------
@@ -102,20 +106,22 @@ def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarr
     >>> low, top = np.array([0.3, 0.5]), np.array([0.5, 0.7])
     >>> q = np.array([[0.5, 0.5], [0.3, 0.7]])
     >>> tot = np.array([rounding.total_bounds(row)[1] for row in q])
-    >>> bool(np.all(_leakage_above_points(m, low, top, tot) >= _leakage_worst(m, q, tot)))
+    >>> bool(np.all(_leakage_above_points(m, low, top, tot.max()) >= _leakage_worst(m, q, tot)))
     True
     """
-    scaled, peak = rounding.scaled_columns(matrix)
-    n = scaled.shape[0]
-    down, shrink = rounding.down, 1.0 - (n + 1) * rounding.TWO_U
-    base = rounding.mass_lower(lower[:, None], scaled)  # <= <lower, c>
-    raise_ = np.maximum(down(peaks - lower), 0.0)  # <= peaks - lower
-    exact_low = down(base[None, :] + down(raise_[:, None] * scaled))  # <= E_i
-    t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
-    mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)
-    worst = rounding.ratio_log_upper(totals[:, None], mass).max(axis=0)
+    down, n = rounding.down, matrix.shape[0]
+    shrink = 1.0 - (n + 1) * rounding.TWO_U
+    raise_ = np.maximum(down(peaks - lower), 0.0)[:, None]  # <= peaks - lower
+    worst = np.empty(matrix.shape[1])
+    for block in rounding.column_blocks(matrix):
+        scaled, peak = rounding.scaled_columns(matrix[:, block])
+        base = rounding.mass_lower(lower[:, None], scaled)  # <= <lower, c>
+        exact_low = down(base + down((raise_ * scaled).min(axis=0)))  # <= E_i for every i
+        t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
+        mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)
+        worst[block] = rounding.ratio_log_upper(total, mass)
+        worst[block][peak <= 0] = np.nan
     worst[rounding.constant_columns(matrix)] = 0.0
-    worst[peak <= 0] = np.nan
     return worst
 
 
