@@ -32,7 +32,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ._errors import InvalidInputError
 from ._files import atomic_path
-from ._json import dumps, jsonable
+from ._json import dumps, encode, jsonable
 from ._validation import as_mechanism
 
 FORMAT = "pmldesign.mechanism"
@@ -228,18 +228,21 @@ class Mechanism(NDArrayOperatorsMixin):
     # --- serialisation ---------------------------------------------------------------------
     def to_dict(self) -> dict:
         """The version-1 JSON document as plain Python (see the module docstring)."""
+        return self._document(self.matrix.tolist())
+
+    def _document(self, matrix: Any) -> dict:
         return {
             "format": FORMAT,
             "version": VERSION,
             "inputs": list(self.inputs),
             "outputs": list(self.outputs),
-            "matrix": self.matrix.tolist(),
+            "matrix": matrix,
             "guarantee": None if self.guarantee is None else self.guarantee.to_dict(),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
         """The version-1 JSON document as text."""
-        return dumps(self.to_dict(), indent=indent)
+        return dumps(self._document(self.matrix), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> Mechanism:
@@ -281,7 +284,7 @@ class Mechanism(NDArrayOperatorsMixin):
             )
         with atomic_path(path) as tmp:
             if suffix == ".json":
-                tmp.write_text(self.to_json() + "\n")
+                tmp.write_bytes(encode(self._document(self.matrix)) + b"\n")
             elif suffix == ".csv":
                 np.savetxt(tmp, self.matrix, delimiter=",", fmt="%.17g")
             else:

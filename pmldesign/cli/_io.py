@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._json import dumps, jsonable
+from .._json import encode, jsonable
 from .._validation import MAX_INT
 
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
@@ -155,8 +155,16 @@ def load_samples(path: str, name: str = "--samples") -> np.ndarray:
 
 def print_json(data: dict, command: str) -> None:
     """Write ``data`` as one JSON document on stdout, tagged with ``command`` and the version."""
-    document = {"schema_version": SCHEMA_VERSION, "command": command, **jsonable(data)}
-    sys.stdout.write(dumps(document) + "\n")
+    document = {"schema_version": SCHEMA_VERSION, "command": command,
+                **jsonable(data, arrays=True)}
+    text = encode(document) + b"\n"
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)  # bytes as they are (400 MB at N = 6000)
+    if stream is None:
+        sys.stdout.write(text.decode())
+    else:
+        stream.write(text)
+        stream.flush()
 
 
 def fmt(value: float, digits: int = 6) -> str:
