@@ -91,3 +91,20 @@ def dumps(data: Any, indent: int | None = 2) -> str:
     {"eps":0.5,"leakage":[0.00001,null]}
     """
     return encode(data, indent).decode()
+
+
+def loads(text: str | bytes) -> Any:
+    """Python values of a JSON text, by orjson (a 3000 x 3000 mechanism: 0.3 s instead of
+    2.2 s). What orjson refuses (NaN, Infinity, numbers beyond a double, deep nesting) is read
+    by the standard library, so the caller's validation names the problem as before (a
+    non-finite entry, a RecursionError).
+
+    Examples
+    --------
+    >>> loads('{"matrix": [[0.5, 0.5]], "eps": NaN}')["matrix"]
+    [[0.5, 0.5]]
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)

@@ -32,7 +32,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ._errors import InvalidInputError
 from ._files import atomic_path
-from ._json import dumps, encode, jsonable
+from ._json import dumps, encode, jsonable, loads
 from ._validation import as_mechanism
 
 FORMAT = "pmldesign.mechanism"
@@ -267,7 +267,7 @@ class Mechanism(NDArrayOperatorsMixin):
     def from_json(cls, text: str) -> Mechanism:
         """Inverse of :meth:`to_json`."""
         try:
-            data = json.loads(text)
+            data = loads(text)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise InvalidInputError(f"mechanism: not valid JSON ({exc})") from None
         return cls.from_dict(data)
@@ -347,7 +347,7 @@ def load_mechanism(path: str | Path) -> Mechanism:
             return Mechanism(np.load(file, allow_pickle=False))
         if suffix != ".json":
             return Mechanism(np.loadtxt(file, delimiter=",", ndmin=2, comments="#"))
-        data = json.loads(file.read_text())
+        data = loads(file.read_bytes())
     except (ValueError, OSError, RecursionError, UnicodeDecodeError, EOFError) as exc:
         if isinstance(exc, InvalidInputError):
             raise

@@ -7,6 +7,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -86,3 +87,20 @@ def test_arrays_written_directly_read_back_as_their_lists(array, kind):
     for indent in (2, None):
         text = encode(jsonable(data, arrays=True), indent=indent)
         assert json.dumps(json.loads(text)) == json.dumps(expected)
+
+
+def test_loads_reads_what_the_standard_library_reads():
+    """orjson first; what it refuses (NaN, Infinity, 1e999, deep nesting) is read or refused by
+    the standard library as before, so validation names the problem."""
+    from pmldesign._json import loads
+
+    text = '{"matrix": [[0.25, 0.75], [1e-300, 1.0]], "n": 3, "s": "a\\u00e9"}'
+    assert loads(text) == json.loads(text) == loads(text.encode())
+    for special in ("NaN", "Infinity", "-Infinity", "1e999"):
+        value = loads(f"[{special}]")[0]
+        assert not math.isfinite(value)
+    with pytest.raises((RecursionError, json.JSONDecodeError)):
+        loads("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(pml.InvalidInputError, match="finite"):
+        pml.Mechanism.from_json('{"format": "pmldesign.mechanism", "version": 1, '
+                                '"matrix": [[NaN, 1.0], [0.5, 0.5]]}')

@@ -7,7 +7,6 @@ one JSON document, whatever else is asked for.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Iterable
@@ -17,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._json import encode, jsonable
+from .._json import encode, jsonable, loads
 from .._validation import MAX_INT
 
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
@@ -64,7 +63,7 @@ def load_matrix(path: str, name: str = "MECHANISM") -> np.ndarray:
         if suffix == ".npy":
             data = np.load(file, allow_pickle=False)
         elif suffix == ".json":
-            data = _json_array(json.loads(file.read_text()), name, path)
+            data = _json_array(loads(file.read_bytes()), name, path)
         else:
             import warnings
 
