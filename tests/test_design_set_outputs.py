@@ -206,3 +206,61 @@ def test_a_failed_search_out_of_time_returns_the_best_single_output(monkeypatch)
     assert result.utility == pytest.approx(weights.sum(axis=0).max())
     assert result.upper_bound >= design_lp(vertices, 1.0, weights)
     assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), 1.0)
+
+
+def _large_set(n: int) -> pml.PriorSet:
+    rng = np.random.default_rng(7)
+    base = rng.dirichlet(np.full(n, 5.0))
+    return pml.PriorSet.from_vertices([0.9 * base + 0.1 * rng.dirichlet(np.full(n, 5.0))
+                                       for _ in range(3)])
+
+
+def test_runs_design_over_a_vertex_set_lifts_to_a_feasible_mechanism():
+    """The runs' design over the summed vertices, lifted, is feasible for the hull up to
+    HiGHS's tolerance (then repaired and certified by the finalisation: in rationals here), and
+    its reported value is its expected gain under the reference."""
+    coarse = importlib.import_module("pmldesign.design.search.coarse")
+    n, eps = coarse.COARSE_MIN, 1.0
+    prior_set = _large_set(n)
+    weights = prior_set.reference[:, None] * _gain("abs", n, np.random.default_rng(0))
+    found = coarse.coarse_set_linear_gain(weights, prior_set, eps, 60.0)
+    assert found.runs == coarse.RUNS and found.status == "optimal"
+    assert found.value == pytest.approx(float(np.sum(weights * found.mechanism)), rel=1e-12)
+    assert np.abs(found.mechanism.sum(axis=1) - 1.0).max() < 1e-9
+    assert pml.certify(np.clip(found.mechanism, 0, None) / found.mechanism.sum(
+        axis=1, keepdims=True), prior_set).worst_case_epsilon <= eps + 1e-6
+    design = pml.design(prior_set, eps, gain=-np.abs(np.subtract.outer(np.arange(n),
+                                                                        np.arange(n))) / n)
+    assert found.value <= design.upper_bound + 1e-12  # the optimum bounds the runs' design
+    assert found.value >= design.utility - 0.01 * abs(design.utility)  # and it is close
+
+
+def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(monkeypatch):
+    """Under a time limit from COARSE_MIN inputs a distortion first gets the runs' design; when
+    the search over the inputs ends unproved with less, the runs' mechanism is returned,
+    certified in rationals over the hull. The identity (lifting loses about half of it: runs
+    of two inputs) never tries the runs."""
+    api = importlib.import_module("pmldesign.design.api")
+    coarse = importlib.import_module("pmldesign.design.search.coarse")
+    n, eps = coarse.COARSE_MIN, 1.0
+    prior_set = _large_set(n)
+
+    def lagging(prior_set, eps, weights, free_value, time_limit):
+        constant, value = api.best_single_output(weights)
+        return (api.LinearSolution(constant, value, free_value, status="time limit"),
+                "the search (stand-in)")
+
+    monkeypatch.setattr(api, "_vertex_search", lagging)
+    gain = _gain("abs", n, np.random.default_rng(0))
+    result = pml.design(prior_set, eps, gain=gain, time_limit=60)
+    assert "runs of consecutive inputs" in result.method and result.status == "time limit"
+    single = api.best_single_output(prior_set.reference[:, None] * gain)[1]
+    assert result.utility > single + 0.1
+    assert exactly_feasible(result.mechanism, exact_vertex_points(prior_set.vertices), eps)
+
+    def untried(*args):
+        raise AssertionError("the runs' design ran for the identity")
+
+    monkeypatch.setattr(api, "coarse_set_linear_gain", untried)
+    result = pml.design(prior_set, eps, gain=np.eye(n), time_limit=60)
+    assert result.method == "the search (stand-in)"

@@ -23,7 +23,14 @@ from .formulation.set_lp import solve_set_lp
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
-from .search.coarse import COARSE_MIN, coarse_linear_gain, coarse_mutual_information
+from .search.coarse import (
+    COARSE_MIN,
+    LIFT_LOSS,
+    coarse_linear_gain,
+    coarse_mutual_information,
+    coarse_set_linear_gain,
+    lifting_loss,
+)
 from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
 from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_linear_gain
@@ -257,11 +264,11 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
 def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
                    time_limit: float | None) -> tuple[LinearSolution, str]:
     """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
-    it at eps (always from its eps_max on), else output generation (:mod:`.set_outputs`); when
-    that fails or stalls (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded"
-    masters, rows summing to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact
-    LP over every output (dual simplex, then interior point) too, up to :data:`SET_LP_MAX`
-    inputs, keeping the better solution and the smaller bound."""
+    it at eps (always from its eps_max on), else :func:`_vertex_search`; under a time limit from
+    :data:`.COARSE_MIN` inputs, for a gain that lifting from runs changes little
+    (:data:`.LIFT_LOSS`: distortions), the design on runs of consecutive inputs first
+    (:func:`.coarse_set_linear_gain`, in a share of the limit), returned instead when the search
+    over the inputs does not prove its own optimal and the runs' is better."""
     start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
@@ -270,6 +277,39 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
         return LinearSolution(free, free_value, free_value), (
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
+    coarse = None
+    if (time_limit is not None and prior_set.size >= COARSE_MIN
+            and lifting_loss(weights, reference) <= LIFT_LOSS):
+        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: the search alone
+            coarse = coarse_set_linear_gain(weights, prior_set, eps, time_limit)
+    left = None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
+    try:
+        found, method = _vertex_search(prior_set, eps, weights, free_value, left)
+    except SolverError:
+        if coarse is None:
+            raise
+        found, method = None, "output generation over the inputs failed"
+    if coarse is None or (found is not None and (found.status == "optimal"
+                                                 or found.value >= coarse.value)):
+        return found, method
+    runs = (f"output generation on {coarse.runs} runs of consecutive inputs over the vertices "
+            f"summed on them ({coarse.status}), lifted, did better and is returned")
+    if found is None:
+        return (LinearSolution(coarse.mechanism, coarse.value, free_value, status="time limit"),
+                f"{runs} ({method})")
+    return (dataclasses.replace(found, mechanism=coarse.mechanism, value=coarse.value),
+            f"{method}; {runs}")
+
+
+def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
+                   time_limit: float | None) -> tuple[LinearSolution, str]:
+    """Output generation over a vertex set (:mod:`.set_outputs`); when that fails or stalls
+    (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
+    to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact LP over every output
+    (dual simplex, then interior point) too, up to :data:`SET_LP_MAX` inputs, keeping the better
+    solution and the smaller bound (``free_value``: the unconstrained optimum's, a bound)."""
+    start = time.monotonic()
+    reference = prior_set.reference
 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.monotonic() - start)
