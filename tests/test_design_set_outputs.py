@@ -233,6 +233,8 @@ def test_runs_design_over_a_vertex_set_lifts_to_a_feasible_mechanism():
                                                                         np.arange(n))) / n)
     assert found.value <= design.upper_bound + 1e-12  # the optimum bounds the runs' design
     assert found.value >= design.utility - 0.01 * abs(design.utility)  # and it is close
+    assert design.exact and found.upper_bound >= design.utility  # the reference's bound holds
+    assert found.upper_bound <= design.utility + 0.05 * abs(design.utility)
 
 
 def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(monkeypatch):

@@ -289,16 +289,18 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
         if coarse is None:
             raise
         found, method = None, "output generation over the inputs failed"
-    if coarse is None or (found is not None and (found.status == "optimal"
-                                                 or found.value >= coarse.value)):
+    if coarse is None:
         return found, method
+    bound = min(coarse.upper_bound, free_value if found is None else found.upper_bound)
+    if found is not None and (found.status == "optimal" or found.value >= coarse.value):
+        return dataclasses.replace(found, upper_bound=bound), method
     runs = (f"output generation on {coarse.runs} runs of consecutive inputs over the vertices "
             f"summed on them ({coarse.status}), lifted, did better and is returned")
     if found is None:
-        return (LinearSolution(coarse.mechanism, coarse.value, free_value, status="time limit"),
+        return (LinearSolution(coarse.mechanism, coarse.value, bound, status="time limit"),
                 f"{runs} ({method})")
-    return (dataclasses.replace(found, mechanism=coarse.mechanism, value=coarse.value),
-            f"{method}; {runs}")
+    return (dataclasses.replace(found, mechanism=coarse.mechanism, value=coarse.value,
+                                upper_bound=bound), f"{method}; {runs}")
 
 
 def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
