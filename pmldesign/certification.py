@@ -338,7 +338,7 @@ def _certificate(
             "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
             # epsilon is rounded up and may pass -log min prior by ulps, the bound's domain end
             "sensitivity_bound": bounds.sensitivity_bound(
-                min(epsilon, regions.epsilon_max(vector)), beta, vector
+                min(epsilon, -math.log(float(vector.min()))), beta, vector
             ),
         }
     return Certificate(

@@ -70,6 +70,7 @@ def test_ragged_or_unhashable_data_is_invalid_input():
         pml.privatize([[0, 1], [1]], [[0.5, 0.5], [0.5, 0.5]], rng=0)
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # numpy.matrix itself
 def test_numpy_matrix_is_read_as_a_plain_array():
     """A numpy.matrix mechanism or gain behaves as the same ndarray (its rows stayed 2-D inside,
     and a matrix-vector product raised ValueError); a 1 x N matrix is not a prior."""

@@ -7,25 +7,32 @@ Sort the prior so that ``p_1 >= ... >= p_N`` and let ``eps_k = -log sum_{i <= N-
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._validation import as_nonnegative, as_prior
+from . import rounding
 
 
 def epsilon_max(prior: np.ndarray) -> float:
     """``-log min_x P(x)``: every mechanism is eps_max-PML and the identity attains it.
 
-    003 Sec. II-A1 (after Definition 3).
+    003 Sec. II-A1 (after Definition 3). Rounded up (:mod:`.rounding`): an upper bound of
+    ``log(S / min p)`` for the prior read as ``p / S``, ``S = sum p`` (a prior may sum to
+    ``1 +- 1e-9``: ``-log min p`` in floats was up to 1e-9 below it). Every certified leakage
+    of a mechanism for this prior is at most this value (:func:`.measures.leakage`), so a design
+    at ``eps = epsilon_max(prior)`` is the unconstrained optimum.
 
     Examples
     --------
     >>> round(epsilon_max([0.4, 0.2, 0.2, 0.2]), 6)  # log 5
     1.609438
     """
-    vector = as_prior(prior)
-    return -math.log(float(vector.min()))
+    return _epsilon_max(as_prior(prior))
+
+
+def _epsilon_max(vector: np.ndarray) -> float:
+    """:func:`epsilon_max` of a validated prior."""
+    return float(rounding.ratio_log_upper(rounding.total_bounds(vector)[1], vector.min()))
 
 
 def region_thresholds(prior: np.ndarray) -> np.ndarray:
