@@ -145,3 +145,21 @@ def test_deeply_nested_json_mechanism(command, files, capsys):
     argv = (["certify", deep, "--prior", "0.5,0.5"] if command == "certify" else
             ["privatize", files["samples"], "--mechanism", deep, "-o", files["dir"] / "o.csv"])
     refused(argv, capsys, "cannot read")
+
+
+def test_inline_vectors_longer_than_a_file_name(capsys):
+    """An inline prior of 40 full-precision numbers (over 255 bytes, the longest file name)
+    was refused with "File name too long": it is read as numbers; a long workload spec that
+    is no file is refused by its own rule."""
+    prior = np.random.default_rng(0).dirichlet(np.ones(40))
+    text = ",".join(repr(float(v)) for v in prior)
+    assert len(text) > 255
+    code, out, err, _ = run(["design", "--prior", text, "--eps", "1", "--json", "-q"], capsys)
+    assert code == 0, err
+    document = json.loads(out)
+    assert len(document["mechanism"]) == 40 and document["epsilon"] <= 1.0
+    code, out, err, _ = run(["design", "--lower", ",".join(["0.0123456789012345"] * 40),
+                             "--eps", "1", "--json", "-q"], capsys)
+    assert code == 0, err
+    refused(["laplace", "--workload", "x" * 300, "--alpha", "0.05", "--eps", "1"], capsys,
+            "--workload")

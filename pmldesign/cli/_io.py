@@ -93,9 +93,19 @@ def _json_array(value, name: str, path: str) -> np.ndarray:
         raise _cannot_read(name, path, " ".join(str(exc).split())[:160]) from None
 
 
+def is_file(text: str) -> bool:
+    """Whether ``text`` names an existing file; False for what cannot be a path (a name longer
+    than the system allows: an inline prior of 20 full-precision numbers was refused with
+    "File name too long")."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def parse_vector(text: str, name: str) -> np.ndarray:
     """A vector given inline (``0.4,0.2,0.2,0.2``) or as a file (.csv/.npy/.json, one row)."""
-    if Path(text).is_file():
+    if is_file(text):
         array = load_matrix(text, name)
         if array.ndim > 2 or (array.ndim == 2 and min(array.shape) > 1):
             raise InvalidInputError(

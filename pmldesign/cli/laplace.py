@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
-from pathlib import Path
 
 import click
 import numpy as np
@@ -19,7 +18,7 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
     """``haar:8``, ``identity:16``, ``prefix:16``, ``allrange:8``, ``range:MxK`` or a file."""
     from .. import linear
 
-    if Path(spec).is_file():
+    if _io.is_file(spec):
         from ..linear.bounds import as_workload
 
         return as_workload(_io.load_matrix(spec, "--workload"), "--workload")
