@@ -220,3 +220,16 @@ def test_the_master_scales_the_gains_by_a_power_of_two(largest, unit):
     master = linear_gain.RestrictedMaster(weights, cone)
     assert master.unit == unit
     assert largest == 0.0 or 0.5 <= largest * unit < 1.0
+
+
+def test_the_bound_of_a_linear_design_never_exceeds_the_unconstrained_value():
+    """A prior with entries down to 1e-13 at 0.95 eps_max: output generation's certified bound
+    was 1.0083 for the identity (whose every design is worth at most 1), found by a sweep of
+    this session; the unconstrained value now caps it."""
+    prior = np.array([0.0006554679154788816, 5.655907308073644e-10, 0.3856169521056026,
+                      0.09474687445045413, 0.5189039918039386, 9.999999999999705e-14,
+                      1.959803855239694e-08, 7.669356079649982e-05])
+    eps = 0.95 * pml.epsilon_max(prior)
+    result = pml.design(prior, eps, gain=np.eye(8))
+    assert result.utility <= result.upper_bound <= math.fsum(prior) + 1e-15
+    assert exact_oracle.within(result.mechanism, prior, eps)

@@ -266,3 +266,65 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
     monkeypatch.setattr(api, "coarse_set_linear_gain", untried)
     result = pml.design(prior_set, eps, gain=np.eye(n), time_limit=60)
     assert result.method == "the search (stand-in)"
+
+
+#: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep
+#: of this session: at 0.8 eps_max (23.95 nats) HiGHS's masters stall and the identity's design
+#: came back as the best single output, 0.2696 against an optimum of 0.99999999995 (HiGHS
+#: interior point on the literal LP), with a bound of 1.0000000000000195.
+TINY_VERTICES = [
+    [3.8043417237020763e-03, 4.1089822683155244e-04, 5.9011997226147580e-13,
+     4.6776233342954589e-04, 9.9999999999990259e-14, 4.4126655542776019e-02,
+     9.5119022620428761e-01, 1.1596828312433023e-07],
+    [9.9999999999992783e-14, 8.6141342631653406e-02, 8.3878668855948568e-01,
+     3.4543270457831335e-03, 5.9844804896062681e-09, 1.5920063497054630e-08,
+     7.1558402428104143e-02, 5.9217430329585319e-05],
+    [2.6745262553522074e-05, 9.5783068968990220e-03, 2.3978653259426691e-01,
+     9.9999999999990007e-14, 2.3278881625078637e-03, 7.0411861869410564e-01,
+     4.4150420710453837e-02, 1.1487679113185829e-05],
+    [3.3465421333790141e-01, 3.2814912952487085e-01, 9.9999999999990007e-14,
+     3.3303683683140328e-01, 7.3258331723457744e-07, 2.6035286185248528e-03,
+     1.5552089160112551e-03, 3.5018787108112579e-07]]
+
+
+def test_tiny_vertex_entries_near_epsilon_max_keep_the_repaired_unconstrained_optimum():
+    """A design that is not proved optimal is compared with the unconstrained optimum repaired
+    by mixing (near optimal at large eps); the bound never exceeds the unconstrained value."""
+    vertices = np.array(TINY_VERTICES)
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    eps = 0.8 * prior_set.epsilon_max
+    result = pml.design(prior_set, eps, gain=np.eye(8))
+    assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)
+    assert result.utility >= 1.0 - 1e-6  # was 0.2696
+    free_value = math.fsum(prior_set.reference)  # every input to itself
+    assert result.utility <= result.upper_bound <= free_value + 1e-15
+
+
+@pytest.mark.parametrize(("message", "status"), [("HiGHS failed: Unknown", "stalled"),
+                                                 ("HiGHS: Time limit reached", "time limit")])
+def test_both_vertex_searches_failing_still_return_a_certified_design(monkeypatch, message,
+                                                                       status):
+    """Output generation and the compact LP both failing (HiGHS errors, or the LP's time limit
+    at the 44 s such sets can take) used to raise SolverError; now the better of the best single
+    output and the unconstrained optimum repaired by mixing, bounded by the unconstrained
+    value."""
+    api = importlib.import_module("pmldesign.design.api")
+
+    def fail(*args):
+        raise pml.SolverError(message)
+
+    monkeypatch.setattr(api, "solve_set_outputs", fail)
+    monkeypatch.setattr(api, "solve_set_lp", fail)
+    rng = np.random.default_rng(3)
+    vertices = np.array([random_prior(rng, 6, 1e-3) for _ in range(3)])
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = rng.random((6, 6))
+    weights = prior_set.reference[:, None] * gain
+    result = pml.design(prior_set, 1.0, gain=gain,
+                        time_limit=None if status == "stalled" else 60.0)
+    assert result.status == status and not result.exact
+    assert "the best single output (output generation and the compact LP failed" in result.method
+    assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), 1.0)
+    assert result.utility >= weights.sum(axis=0).max() - 1e-12
+    assert design_lp(vertices, 1.0, weights) <= result.upper_bound
+    assert result.upper_bound == pytest.approx(weights.max(axis=1).sum(), rel=1e-12)

@@ -237,13 +237,26 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
     share = None if time_limit is None else SOLVER_SHARE * time_limit
     found, method = _vertex_linear(prior_set, eps, gain, share)
-    final = finalize(found.mechanism, reference, eps, labelled=True, prior_set=prior_set,
-                     score=_score(reference, gain), deadline=deadline)
-    bound = found.upper_bound
-    final, method = _or_one_output(
-        final, reference, gain, method,
-        lambda constant: finalize(constant, reference, eps, labelled=True, prior_set=prior_set,
-                                  deadline=deadline))
+
+    def refinalize(raw: np.ndarray) -> Finalized:
+        return finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
+                        score=_score(reference, gain), deadline=deadline)
+
+    clock = time.monotonic()
+    final = refinalize(found.mechanism)
+    cost = time.monotonic() - clock  # a finalisation: several certificates over the vertices
+    free, free_value = _unconstrained(reference, gain)
+    bound = min(found.upper_bound, free_value)  # the unconstrained value bounds every design
+    final, method = _or_one_output(final, reference, gain, method, refinalize)
+    if (bound - utility_value(final.mechanism, reference, gain)
+            > EXACT_GAP * max(1.0, abs(bound))
+            and (deadline is None or time.monotonic() + 2.0 * cost < deadline)):
+        # not proved optimal: the unconstrained optimum repaired by mixing, a floor that is
+        # near optimal at large eps, where HiGHS can fail on the vertices' cap rows (entries
+        # of 1e-13 at 0.8 eps_max: 0.297 against 0.99999999969 for the identity at N = 25)
+        final, method = _or_candidate(
+            final, free, _score(reference, gain), refinalize, method,
+            "the unconstrained optimum repaired by mixing did better and is returned")
     utility = utility_value(final.mechanism, reference, gain)
     # judged on the mechanism returned: the repair may cost utility
     exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
@@ -283,22 +296,14 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
         with contextlib.suppress(SolverError):  # HiGHS failed on the runs: the search alone
             coarse = coarse_set_linear_gain(weights, prior_set, eps, time_limit)
     left = None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
-    try:
-        found, method = _vertex_search(prior_set, eps, weights, free_value, left)
-    except SolverError:
-        if coarse is None:
-            raise
-        found, method = None, "output generation over the inputs failed"
+    found, method = _vertex_search(prior_set, eps, weights, free_value, left)
     if coarse is None:
         return found, method
-    bound = min(coarse.upper_bound, free_value if found is None else found.upper_bound)
-    if found is not None and (found.status == "optimal" or found.value >= coarse.value):
+    bound = min(coarse.upper_bound, found.upper_bound)
+    if found.status == "optimal" or found.value >= coarse.value:
         return dataclasses.replace(found, upper_bound=bound), method
     runs = (f"output generation on {coarse.runs} runs of consecutive inputs over the vertices "
             f"summed on them ({coarse.status}), lifted, did better and is returned")
-    if found is None:
-        return (LinearSolution(coarse.mechanism, coarse.value, bound, status="time limit"),
-                f"{runs} ({method})")
     return (dataclasses.replace(found, mechanism=coarse.mechanism, value=coarse.value,
                                 upper_bound=bound), f"{method}; {runs}")
 
@@ -309,12 +314,22 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
     to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact LP over every output
     (dual simplex, then interior point) too, up to :data:`SET_LP_MAX` inputs, keeping the better
-    solution and the smaller bound (``free_value``: the unconstrained optimum's, a bound)."""
+    solution and the smaller bound (``free_value``: the unconstrained optimum's, a bound).
+    When both fail (or time runs out first), the best single output with ``free_value`` as its
+    bound: this never raises, and :func:`_solve_set` then tries the unconstrained optimum
+    repaired by mixing."""
     start = time.monotonic()
     reference = prior_set.reference
 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.monotonic() - start)
+
+    def single(status: str, why: str) -> tuple[LinearSolution, str]:
+        # the best single output, the unconstrained bound (the caller tries the unconstrained
+        # optimum repaired by mixing too)
+        constant, value = best_single_output(weights)
+        return (LinearSolution(constant, value, free_value, status=status),
+                f"the best single output ({why})")
 
     # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
@@ -325,7 +340,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:
         if prior_set.size > SET_LP_MAX:
-            raise
+            return single("stalled", "output generation failed")
         found = None
     method = "" if found is None else (
         "output generation over the vertex set's cap rows: compact LP over "
@@ -334,16 +349,17 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         return found, method
     remaining = left()
     if remaining is not None and remaining <= 0:
-        if found is None:  # out of time: the best single output, the unconstrained bound
-            constant, value = best_single_output(weights)
-            return (LinearSolution(constant, value, free_value, status="time limit"),
-                    "the best single output (output generation failed, out of time)")
+        if found is None:
+            return single("time limit", "output generation failed, out of time")
         return found, method
     try:
         raw, value, bound = solve_set_lp(weights, feasible, remaining)
-    except SolverError:
-        if found is None:
-            raise
+    except SolverError as error:
+        if found is None:  # HiGHS failed on both, or ran out of time
+            timed_out = "time limit" in str(error).lower()
+            return single("time limit" if timed_out else "stalled",
+                          "output generation and the compact LP failed"
+                          + (", out of time" if timed_out else ""))
         return found, method
     whole = "compact LP over the vertex set's cap rows (HiGHS)"
     if found is None:
@@ -593,7 +609,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         weights, cone = prior[:, None] * gain, _cone(prior, eps, radius, ldp, prior_set)
         diagonal = solve_diagonal_gain(weights, cone, left())
         if diagonal is not None:
-            return diagonal.mechanism, diagonal.upper_bound, (
+            return diagonal.mechanism, min(diagonal.upper_bound, free_value), (
                 f"closed form: {diagonal.solver} for a diagonal gain (the identity and its "
                 "weighted forms), " + ("its bound certified by exact pricing over every output"
                                        if diagonal.status == "optimal" else
@@ -601,7 +617,8 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
                                        "the unconstrained value")
             ), diagonal.status
         try:
-            return _output_generation(weights, cone, prior, left())
+            raw, bound, method, status = _output_generation(weights, cone, prior, left())
+            return raw, min(bound, free_value), method, status  # free_value bounds every design
         except SolverError as error:
             if "time limit" in str(error).lower():
                 raise
