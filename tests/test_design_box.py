@@ -396,7 +396,8 @@ def test_a_vertex_set_design_never_returns_less_than_the_best_single_output(monk
     api = importlib.import_module("pmldesign.design.api")
     prior_set = pml.PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])
     gain = np.array([[1.0, 0.0, 0.9], [0.0, 1.0, 0.9], [0.0, 0.0, 1.0]])
-    monkeypatch.setattr(api, "solve_set_outputs", lambda weights, feasible, reference, limit:
+    monkeypatch.setattr(api, "solve_set_outputs", lambda weights, feasible, reference, limit,
+                        outputs=None:
                         LinearSolution(np.eye(3), float(np.trace(weights)),
                                        float(weights.max(axis=1).sum())))
     result = pml.design(prior_set, 0.1, gain=gain)

@@ -247,7 +247,7 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
     n, eps = coarse.COARSE_MIN, 1.0
     prior_set = _large_set(n)
 
-    def lagging(prior_set, eps, weights, free_value, time_limit):
+    def lagging(prior_set, eps, weights, free_value, time_limit, outputs=None):
         constant, value = api.best_single_output(weights)
         return (api.LinearSolution(constant, value, free_value, status="time limit"),
                 "the search (stand-in)")
@@ -265,7 +265,42 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
 
     monkeypatch.setattr(api, "coarse_set_linear_gain", untried)
     result = pml.design(prior_set, eps, gain=np.eye(n), time_limit=60)
-    assert result.method == "the search (stand-in)"
+    assert result.method.startswith("the search (stand-in)")
+    assert "runs of consecutive inputs" not in result.method
+
+
+def test_the_enclosing_box_design_starts_the_search_and_is_a_floor(monkeypatch):
+    """From BOX_EPS the box {Q >= min_k Q_k}'s design runs first: the outputs it uses join the
+    first master, and when the search ends with less (a stand-in returning the best single
+    output) the box's mechanism is returned, exactly feasible over the hull; below BOX_EPS it
+    does not run."""
+    api = importlib.import_module("pmldesign.design.api")
+    rng = np.random.default_rng(11)
+    n = 40
+    base = rng.dirichlet(np.full(n, 5.0))
+    vertices = np.array([0.8 * base + 0.2 * rng.dirichlet(np.full(n, 5.0)) for _ in range(3)])
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = _gain("abs", n, rng)
+    eps = api.BOX_EPS
+    seen = {}
+
+    def lagging(prior_set, eps, weights, free_value, time_limit, outputs=None):
+        seen["outputs"] = outputs
+        constant, value = api.best_single_output(weights)
+        return (api.LinearSolution(constant, value, free_value, status="stalled"),
+                "the search (stand-in)")
+
+    monkeypatch.setattr(api, "_vertex_search", lagging)
+    result = pml.design(prior_set, eps, gain=gain)
+    assert "the design for the enclosing box (optimal) did better" in result.method
+    assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)
+    box_optimum = design_lp(prior_set.enclosing_box().extreme_points(), eps,
+                            prior_set.reference[:, None] * gain)
+    assert result.utility == pytest.approx(box_optimum, abs=1e-8)
+    assert len(seen["outputs"]) >= 2
+    assert result.upper_bound >= design_lp(vertices, eps, prior_set.reference[:, None] * gain)
+    result = pml.design(prior_set, 0.5 * eps, gain=gain)
+    assert seen["outputs"] is None and result.method == "the search (stand-in)"
 
 
 #: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep

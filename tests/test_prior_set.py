@@ -276,3 +276,28 @@ def test_repr_and_to_dict():
                                                                             [0.2, 0.8]]
     with pytest.raises(AttributeError):
         hull.kind = "box"  # frozen
+
+
+# -- the enclosing box of a vertex set -----------------------------------------------------
+
+
+@settings(max_examples=40)
+@given(vertex_sets(), st.integers(0, 2**31))
+def test_the_enclosing_box_holds_the_hull(vertices, seed):
+    """Every convex combination of the vertices lies in the box {Q >= min_k Q_k}, so the box's
+    worst case bounds the hull's for any mechanism (the design that starts a vertex set's
+    search relies on it)."""
+    prior_set = PriorSet.from_vertices(vertices)
+    box = prior_set.enclosing_box()
+    rng = np.random.default_rng(seed)
+    rows = vertices / vertices.sum(axis=1, keepdims=True)
+    assert np.all(box.lower <= rows.min(axis=0))
+    for weights in rng.dirichlet(np.ones(len(vertices)), size=5):
+        assert box.contains(weights @ rows)
+    mechanism = random_mechanism(rng, prior_set.size, 4, 0.0)
+    assert prior_set.capacity(mechanism) <= box.capacity(mechanism) * (1 + 1e-9) + 1e-15
+
+
+def test_only_a_vertex_set_has_an_enclosing_box():
+    with pytest.raises(InvalidInputError, match="enclosing_box: for a vertex set"):
+        PriorSet.box([0.2, 0.3]).enclosing_box()

@@ -20,6 +20,7 @@ from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.compact_lp import LinearSolution
 from .formulation.set_lp import solve_set_lp
+from .math.diagonal_gain import diagonal_values
 from .math.feasible import FeasibleSet
 from .math.partition import best_partition
 from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
@@ -44,6 +45,17 @@ SOLVER_SHARE = 0.8
 #: Largest N at which a vertex set's linear design falls back to the compact LP over every
 #: output when output generation fails (N^2 variables: 0.16 million at N = 400).
 SET_LP_MAX = 400
+#: A vertex set's linear design starts from the enclosing box's design
+#: (:func:`_enclosing_box_design`) from this eps on, where many outputs carry mass and the
+#: search needs many rounds (measured, 40 sets of 2-5 vertices at N = 100-200, the box and the
+#: search against the search alone: eps 2 and 3, 17 sets, 38.6 / 50.7 s, 0.51-1.20 each; below
+#: eps 2 random gains 1.4-2.3x, the identity +0.1 s), and under a time limit from
+#: :data:`.COARSE_MIN` inputs for diagonal gains (a floor: the identity over 3 vertices at
+#: N = 3000 and eps 1, time_limit=10, 0.00097 -> 0.00245 against the bound 0.00265; a random
+#: gain lost 0.75 -> 0.59, the search left too little time), in :data:`BOX_SHARE` of the
+#: solver's time.
+BOX_EPS = 2.0
+BOX_SHARE = 0.3
 #: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
 #: the LP ill-scaled well before); such budgets are handled by :func:`_large_eps`.
 LP_EPS_MAX = 40.0
@@ -281,7 +293,10 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
     :data:`.COARSE_MIN` inputs, for a gain that lifting from runs changes little
     (:data:`.LIFT_LOSS`: distortions), the design on runs of consecutive inputs first
     (:func:`.coarse_set_linear_gain`, in a share of the limit), returned instead when the search
-    over the inputs does not prove its own optimal and the runs' is better."""
+    over the inputs does not prove its own optimal and the runs' is better. Otherwise, from
+    :data:`BOX_EPS` (and for diagonal gains under a time limit from :data:`.COARSE_MIN`
+    inputs), the enclosing box's design first (:func:`_enclosing_box_design`): its outputs
+    start the search, and it is returned when it does better."""
     start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
@@ -290,13 +305,22 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
         return LinearSolution(free, free_value, free_value), (
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
-    coarse = None
+    coarse = boxed = None
     if (time_limit is not None and prior_set.size >= COARSE_MIN
             and lifting_loss(weights, reference) <= LIFT_LOSS):
         with contextlib.suppress(SolverError):  # HiGHS failed on the runs: the search alone
             coarse = coarse_set_linear_gain(weights, prior_set, eps, time_limit)
+    elif eps >= BOX_EPS or (time_limit is not None and prior_set.size >= COARSE_MIN
+                            and diagonal_values(weights) is not None):
+        boxed = _enclosing_box_design(prior_set, eps, gain,
+                                      None if time_limit is None else BOX_SHARE * time_limit)
     left = None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
-    found, method = _vertex_search(prior_set, eps, weights, free_value, left)
+    found, method = _vertex_search(prior_set, eps, weights, free_value, left,
+                                   None if boxed is None else boxed.outputs)
+    if boxed is not None and boxed.value > found.value:
+        return (dataclasses.replace(found, mechanism=boxed.mechanism, value=boxed.value),
+                f"{method}; the design for the enclosing box ({boxed.status}) did better and is "
+                "returned")
     if coarse is None:
         return found, method
     bound = min(coarse.upper_bound, found.upper_bound)
@@ -308,8 +332,39 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
                                 upper_bound=bound), f"{method}; {runs}")
 
 
+@dataclass(frozen=True)
+class _BoxDesign:
+    """The enclosing box's design (raw), its value under the set's reference, the outputs it
+    uses and how its search ended."""
+
+    mechanism: np.ndarray
+    value: float
+    outputs: np.ndarray
+    status: str
+
+
+def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
+                          time_limit: float | None) -> _BoxDesign | None:
+    """The linear-gain design for :meth:`.PriorSet.enclosing_box` (one cap row per output: the
+    engine of a single prior, its races and closed forms), valued under the vertex set's
+    reference. The box holds the hull, so the design is feasible for it: a floor for the
+    search over the vertices, whose first master also gets the outputs it uses (where it runs:
+    :data:`BOX_EPS`; BENCHMARKS.md, "Vertex sets started from the enclosing box"). None when
+    the box is a single prior or HiGHS fails on it."""
+    box = prior_set.enclosing_box()
+    if box.is_point:
+        return None
+    try:
+        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain, time_limit, box)
+    except SolverError:
+        return None
+    used = np.flatnonzero(raw.max(axis=0) > 0)
+    return _BoxDesign(raw, utility_value(raw, prior_set.reference, gain), used, status)
+
+
 def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
-                   time_limit: float | None) -> tuple[LinearSolution, str]:
+                   time_limit: float | None,
+                   outputs: np.ndarray | None = None) -> tuple[LinearSolution, str]:
     """Output generation over a vertex set (:mod:`.set_outputs`); when that fails or stalls
     (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
     to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact LP over every output
@@ -335,7 +390,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     try:
         found = solve_set_outputs(weights, feasible, reference,
-                                  None if time_limit is None else max(0.0, left()))
+                                  None if time_limit is None else max(0.0, left()), outputs)
         if np.abs(found.mechanism.sum(axis=1) - 1.0).max() > ROW_SLACK:
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:

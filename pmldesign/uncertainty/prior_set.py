@@ -282,6 +282,22 @@ class PriorSet:
         """
         return -math.log(self.smallest_probability)
 
+    def enclosing_box(self) -> PriorSet:
+        """Vertex sets: the box ``{Q : Q >= min_k Q_k}`` (entrywise, each vertex read as
+        ``Q_k / sum Q_k``). Every convex combination of the vertices lies above that bound, so
+        the box holds the hull and a mechanism eps-PML over the box is eps-PML over the hull;
+        the box has one cap row per output where the hull has one per vertex and output.
+
+        Examples
+        --------
+        >>> S = PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+        >>> S.enclosing_box().lower.round(12).tolist()
+        [0.2, 0.3, 0.2]
+        """
+        if self.kind != "vertices":
+            raise InvalidInputError(f"enclosing_box: for a vertex set, this set is a {self.kind}")
+        return PriorSet.box((self.vertices / self._point_totals[:, None]).min(axis=0))
+
     def contains(self, prior: Any, tolerance: float = SUM_TOLERANCE) -> bool:
         """Whether ``prior`` lies in the set, up to ``tolerance`` (absolute, l1).
 

@@ -253,7 +253,7 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
         best = maximize_mutual_information(reference, eps - shift, time_limit=share())
         how = f"the reference's design at eps - {shift:.3g} ({best.method})"
     if best is None or relaxed.upper_bound - best.utility > _EXACT_GAP:
-        box = PriorSet.box(rows.min(axis=0))
+        box = prior_set.enclosing_box()
         feasible = FeasibleSet.for_set(box, min(eps, box.epsilon_max), outward=False)
         family = (SetFamily(reference, feasible, deadline)
                   if enumeration_size(reference.size, 1) <= SET_ENUMERATION_LIMIT

@@ -177,10 +177,12 @@ class _Pricer:
 
 
 def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.ndarray,
-                      time_limit: float | None) -> LinearSolution:
+                      time_limit: float | None, outputs: np.ndarray | None = None) -> LinearSolution:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over ``feasible`` (cap rows with ``d = 0``:
     a vertex set) by output generation (module docstring); ``reference`` is a member of the set
-    (its fixed-prior cone bounds the prices).
+    (its fixed-prior cone bounds the prices). The first master holds the :data:`FIRST` best
+    outputs at ``u = 0`` and ``outputs`` (e.g. those a design over a superset of the
+    set uses: :func:`pmldesign.design.api._vertex_linear`).
 
     ``status`` is "optimal" (relative gap :data:`GAP` within the engine's
     :data:`.engine.CLOSE`), "time limit" or "stalled", with the best feasible mechanism found
@@ -205,6 +207,9 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     per_output, upper = pricer.start
     first = np.argsort(-per_output, kind="stable")[:FIRST]
     pricer.chosen[first] = True
+    if outputs is not None:
+        first = np.concatenate([first, np.setdiff1d(outputs, first)])
+        pricer.chosen[first] = True
     master = RestrictedMaster(weights, feasible)
     master.add(first)
     pricer.master = master
