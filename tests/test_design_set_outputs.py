@@ -363,3 +363,37 @@ def test_both_vertex_searches_failing_still_return_a_certified_design(monkeypatc
     assert result.utility >= weights.sum(axis=0).max() - 1e-12
     assert design_lp(vertices, 1.0, weights) <= result.upper_bound
     assert result.upper_bound == pytest.approx(weights.max(axis=1).sum(), rel=1e-12)
+
+
+#: Found by an independent sweep: 7 vertices each summing to 1 - 5e-10, a block gain, eps just
+#: below 2. The searches read the raw vertices (a narrower cone than the set's, whose vertices are
+#: read as Q / sum Q) and certified a bound 8.6e-11 below an exactly feasible mechanism.
+SHORT_VERTICES = [
+    [0.0010320710484129035, 0.4932486828567616, 0.002043531715519941, 0.038947868915061426,
+     0.011384537862841961, 0.0009932898805934396, 0.45135795360867603, 0.0009920636121325801],
+    [0.0009920634915674602, 0.11597037396734557, 0.0054600892272409895, 0.000992063938072383,
+     0.31803718319721874, 0.4643118042535895, 0.09321478005844787, 0.001021641366517506],
+    [0.7743944665551846, 0.1937056234846952, 0.0010217653487048532, 0.0009920634924744148,
+     0.0009920634915844613, 0.025808225834635833, 0.0012072779038783945, 0.001878513388842034],
+    [0.8625725035575369, 0.043380562675626656, 0.0009920972800484722, 0.0890395048067976,
+     0.0009941139944705624, 0.0010369479693848357, 0.0009920684247974841, 0.000992200791337281],
+    [0.0009920634915674684, 0.0022202493209331864, 0.04392271477152501, 0.001644186537685966,
+     0.0009923467161796152, 0.0009922686492188902, 0.000992066095035856, 0.9482441039178539],
+    [0.03487595600745858, 0.05133977843295665, 0.0010425925359805724, 0.22263500999788785,
+     0.0027667542177154877, 0.03081609440441403, 0.6555161563561016, 0.0010076575474851574],
+    [0.0009920635425853018, 0.18578825724920456, 0.0010033433419161962, 0.0010040289019137302,
+     0.0035332035620077216, 0.04581632349468608, 0.5610681996184534, 0.20079457978923299]]
+
+
+def test_vertices_summing_below_one_are_read_as_q_over_their_sum_by_the_searches():
+    vertices = np.array(SHORT_VERTICES)
+    prior_set = pml.PriorSet.from_vertices(vertices)
+    gain = np.kron(np.eye(4), np.ones((2, 2)))
+    eps = 1.9999999999999998
+    result = pml.design(prior_set, eps, gain=gain)
+    weights = prior_set.reference[:, None] * gain
+    exact = exact_vertex_points(vertices)
+    read = vertices / vertices.sum(axis=1, keepdims=True)  # the LP over the set as it is read
+    assert exactly_feasible(result.mechanism, exact, eps)
+    assert result.upper_bound >= design_lp_reached(read, exact, eps, weights)
+    assert result.utility >= design_lp(read, eps, weights) - 1e-9

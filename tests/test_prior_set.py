@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -291,7 +292,10 @@ def test_the_enclosing_box_holds_the_hull(vertices, seed):
     box = prior_set.enclosing_box()
     rng = np.random.default_rng(seed)
     rows = vertices / vertices.sum(axis=1, keepdims=True)
-    assert np.all(box.lower <= rows.min(axis=0))
+    for q in vertices:  # in rationals: every vertex read as Q / sum(Q) is above the bound
+        total = sum(Fraction(float(v)) for v in q)
+        assert all(Fraction(float(low)) <= Fraction(float(v)) / total
+                   for low, v in zip(box.lower, q, strict=True))
     for weights in rng.dirichlet(np.ones(len(vertices)), size=5):
         assert box.contains(weights @ rows)
     mechanism = random_mechanism(rng, prior_set.size, 4, 0.0)

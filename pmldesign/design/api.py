@@ -386,8 +386,9 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         return (LinearSolution(constant, value, free_value, status=status),
                 f"the best single output ({why})")
 
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
+    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow); the
+    # rows of the search hold the whole set (outward=False), so the LP's bound holds for it
+    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
     try:
         found = solve_set_outputs(weights, feasible, reference,
                                   None if time_limit is None else max(0.0, left()), outputs)

@@ -134,7 +134,7 @@ class FeasibleSet:
         --------
         >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.25, 0.75]])
         >>> F = FeasibleSet.for_set(S, math.log(2))
-        >>> F.a.tolist(), F.b.tolist(), F.d.tolist()
+        >>> F.a.tolist(), F.b.round(12).tolist(), F.d.tolist()  # e^eps Q_k, Q_k rounded down
         ([1.0, 1.0], [[1.0, 1.0], [0.5, 1.5]], [0.0, 0.0])
         """
         return cls.from_floors(prior_set.floors(outward), eps)

@@ -177,7 +177,8 @@ class _Pricer:
 
 
 def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.ndarray,
-                      time_limit: float | None, outputs: np.ndarray | None = None) -> LinearSolution:
+                      time_limit: float | None,
+                      outputs: np.ndarray | None = None) -> LinearSolution:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over ``feasible`` (cap rows with ``d = 0``:
     a vertex set) by output generation (module docstring); ``reference`` is a member of the set
     (its fixed-prior cone bounds the prices). The first master holds the :data:`FIRST` best
