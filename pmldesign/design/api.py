@@ -63,6 +63,11 @@ LP_EPS_MAX = 40.0
 #: :mod:`.coarse` only when the time left holds this many pricings of every output (its start
 #: and one round); at N = 6000 one takes about 3.5 s.
 SEARCH_PRICINGS = 3.0
+#: A time-limited design over a vertex set leaves its finish (finalisation, the floors' repairs)
+#: this many certificates over the set, timed as the unconstrained optimum's, when they exceed
+#: the share the solver leaves (N = 3000, 3 vertices, time_limit=2: a certificate 0.4 s; the
+#: design took 2.7-3.7 s).
+FINISH_CERTIFICATES = 4.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -247,8 +252,13 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     reference = prior_set.reference
     if gain is None:
         return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
-    share = None if time_limit is None else SOLVER_SHARE * time_limit
-    found, method = _vertex_linear(prior_set, eps, gain, share)
+    free, free_value = _unconstrained(reference, gain)  # its value bounds every design
+    clock = time.monotonic()
+    leak = prior_set.capacity(free)
+    share = None if time_limit is None else max(0.0, min(
+        SOLVER_SHARE * time_limit,  # and the finish's certificates, timed as this one
+        deadline - time.monotonic() - FINISH_CERTIFICATES * (time.monotonic() - clock)))
+    found, method = _vertex_linear(prior_set, eps, gain, share, free, free_value, leak)
 
     def refinalize(raw: np.ndarray) -> Finalized:
         return finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
@@ -257,15 +267,16 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     clock = time.monotonic()
     final = refinalize(found.mechanism)
     cost = time.monotonic() - clock  # a finalisation: several certificates over the vertices
-    free, free_value = _unconstrained(reference, gain)
-    bound = min(found.upper_bound, free_value)  # the unconstrained value bounds every design
+    bound = min(found.upper_bound, free_value)
     final, method = _or_one_output(final, reference, gain, method, refinalize)
     if (bound - utility_value(final.mechanism, reference, gain)
-            > EXACT_GAP * max(1.0, abs(bound))
+            > EXACT_GAP * max(1.0, abs(bound)) and found.status != "time limit"
             and (deadline is None or time.monotonic() + 2.0 * cost < deadline)):
-        # not proved optimal: the unconstrained optimum repaired by mixing, a floor that is
-        # near optimal at large eps, where HiGHS can fail on the vertices' cap rows (entries
-        # of 1e-13 at 0.8 eps_max: 0.297 against 0.99999999969 for the identity at N = 25)
+        # not proved optimal, not for want of time: the unconstrained optimum repaired by
+        # mixing, a floor that is near optimal at large eps, where HiGHS can fail on the
+        # vertices' cap rows (entries of 1e-13 at 0.8 eps_max: 0.297 against 0.99999999969 for
+        # the identity at N = 25); its repair takes several certificates (at N = 3000 it made a
+        # time-limited design overrun by 0.5 s)
         final, method = _or_candidate(
             final, free, _score(reference, gain), refinalize, method,
             "the unconstrained optimum repaired by mixing did better and is returned")
@@ -286,8 +297,9 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     )
 
 
-def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
-                   time_limit: float | None) -> tuple[LinearSolution, str]:
+def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit: float | None,
+                   free: np.ndarray, free_value: float,
+                   leak: float) -> tuple[LinearSolution, str]:
     """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
     it at eps (always from its eps_max on), else :func:`_vertex_search`; under a time limit from
     :data:`.COARSE_MIN` inputs, for a gain that lifting from runs changes little
@@ -296,12 +308,13 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray,
     over the inputs does not prove its own optimal and the runs' is better. Otherwise, from
     :data:`BOX_EPS` (and for diagonal gains under a time limit from :data:`.COARSE_MIN`
     inputs), the enclosing box's design first (:func:`_enclosing_box_design`): its outputs
-    start the search, and it is returned when it does better."""
+    start the search, and it is returned when it does better. ``free``, ``free_value``,
+    ``leak``: the unconstrained optimum, its value (:func:`_unconstrained`) and its certified
+    leakage over the set."""
     start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
-    free, free_value = _unconstrained(reference, gain)  # its value bounds every design
-    if prior_set.capacity(free) <= eps:
+    if leak <= eps:
         return LinearSolution(free, free_value, free_value), (
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
