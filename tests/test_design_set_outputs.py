@@ -276,7 +276,7 @@ def test_the_enclosing_box_design_starts_the_search_and_is_a_floor(monkeypatch):
     does not run."""
     api = importlib.import_module("pmldesign.design.api")
     rng = np.random.default_rng(11)
-    n = 40
+    n = 24
     base = rng.dirichlet(np.full(n, 5.0))
     vertices = np.array([0.8 * base + 0.2 * rng.dirichlet(np.full(n, 5.0)) for _ in range(3)])
     prior_set = pml.PriorSet.from_vertices(vertices)
