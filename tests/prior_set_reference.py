@@ -89,8 +89,10 @@ def _design_lp_solution(points: np.ndarray, eps: float, weights: np.ndarray):
     problem = {"A_ub": np.array(rows), "b_ub": np.zeros(len(rows)), "A_eq": a_eq,
                "b_eq": np.ones(n), "bounds": (0, None), "method": "highs"}
     result = linprog(-weights.ravel(), **problem, options=_ACCURATE)
-    if result.status == 4:  # HiGHS's presolve can fail on caps of 5e-11 ("Not Set"), as the
-        # library's masters do (linear_gain.RestrictedMaster.solve): solve it without presolve
+    if result.status in (2, 4):  # HiGHS's presolve can fail on caps of 5e-11 ("Not Set"), as
+        # the library's masters do (linear_gain.RestrictedMaster.solve), or call the LP
+        # infeasible (a box bound of 6e-10 at eps = 1e-9, found by a clean-clone run), although
+        # the constant mechanism is always feasible: solve it without presolve
         result = linprog(-weights.ravel(), **problem, options={**_ACCURATE, "presolve": False})
     assert result.status == 0, result.message
     return -float(result.fun), result.x.reshape(n, n)

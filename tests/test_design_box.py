@@ -73,6 +73,9 @@ def box_problems(draw, max_n=5):
 @settings(max_examples=80, deadline=None)
 @given(box_problems())
 @example((np.array([0.2, 0.3]), PriorSet.box([0.2, 0.3]), 0.0, np.eye(2)))
+# the reference LP's presolve called this one infeasible (a clean-clone run)
+@example((np.array([1.54282639e-02, 5.96066362e-10, 3.45717355e-02]),
+          PriorSet.box([1.54282639e-02, 5.96066362e-10, 3.45717355e-02]), 1e-9, np.eye(3)))
 def test_box_design_is_the_literal_lp_optimum_and_exactly_feasible(problem):
     lower, prior_set, eps, gain = problem
     result = pml.design(prior_set, eps, gain=gain)
