@@ -305,3 +305,22 @@ def test_the_enclosing_box_holds_the_hull(vertices, seed):
 def test_only_a_vertex_set_has_an_enclosing_box():
     with pytest.raises(InvalidInputError, match="enclosing_box: for a vertex set"):
         PriorSet.box([0.2, 0.3]).enclosing_box()
+
+
+@pytest.mark.parametrize("offset", [-9e-10, -5e-10, -1e-12, 0.0, 1e-12, 5e-10, 9e-10])
+def test_a_vertex_sets_floors_bracket_q_over_its_sum_in_rationals(offset):
+    """Every vertex is read as Q / sum(Q): the floors for certificates (outward) never exceed
+    the exact quotient, those of the searches never fall below it, at vertex sums off by up to
+    9e-10 and with subnormal entries (no relative error bound holds there)."""
+    rng = np.random.default_rng(5)
+    vertices = np.array([random_prior(rng, 7, 1e-3) for _ in range(3)])
+    vertices[0, 0], vertices[1, 3] = 5e-324, 3e-310
+    vertices /= vertices.sum(axis=1, keepdims=True)
+    vertices *= 1.0 + offset
+    prior_set = PriorSet.from_vertices(vertices)
+    down, up = prior_set.floors(outward=True).weights, prior_set.floors(outward=False).weights
+    for k, q in enumerate(vertices):
+        total = sum(Fraction(float(v)) for v in q)
+        for x, v in enumerate(q):
+            exact = Fraction(float(v)) / total
+            assert 0 <= Fraction(float(down[k, x])) <= exact <= Fraction(float(up[k, x]))

@@ -248,15 +248,15 @@ class PriorSet:
         1 - 5e-10 gave the searches a cone narrower than the set's and certified bounds up to
         3.2e-10 (relative) below an exactly feasible mechanism (found by an independent sweep).
 
-        Down: the sum is rounded up, so the float quotient is at most ``q (1 + u)`` (``q`` the
-        exact one, ``u`` the unit roundoff), and the product by ``1 - 2u`` rounded to nearest is
-        at most ``q (1 + u)^2 (1 - 2u) < q``. Up: from the sum rounded down, at least
-        ``q (1 - u)^2 (1 + 4u) > q``.
+        Down: divided by the sum rounded up, the exact quotient is at most ``Q / sum(Q)``; its
+        float is the nearest, so the next float towards 0 is at most the exact quotient (if the
+        nearest is above it, nothing lies between them). Up: from the sum rounded down, the next
+        float away from 0. Both hold for subnormal quotients too.
         """
         if outward:
-            return self.vertices / self._point_totals[:, None] * (1.0 - 2.0 * UNIT)
+            return np.nextafter(self.vertices / self._point_totals[:, None], 0.0)
         totals = np.array([rounding.total_bounds(q)[0] for q in self.vertices])
-        return self.vertices / totals[:, None] * (1.0 + 4.0 * UNIT)
+        return np.nextafter(self.vertices / totals[:, None], np.inf)
 
     def extreme_points(self) -> np.ndarray:
         """The extreme points as rows (for a vertex set: the given rows, a superset).
