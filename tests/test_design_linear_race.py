@@ -35,6 +35,25 @@ def racing(monkeypatch):
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
 
 
+def _rival_starts(monkeypatch, unscaled=None):
+    """Make the unscaled rival take part: with ``RACE_LATE = 0`` the race joins the scaled
+    racer for no time, and on a loaded machine a 30-output master can end before that join
+    returns, so the rival never starts (CI, a2dec9e: the failing-racer test saw no failure).
+    The scaled master's first solve waits until the rival's first solve has begun;
+    ``unscaled(self, seconds, original)`` replaces the rival's solves."""
+    original = linear_gain.RestrictedMaster.solve
+    begun = threading.Event()
+
+    def solve(self, seconds):
+        if self.scaled:
+            assert begun.wait(60.0), "the unscaled rival never started"
+            return original(self, seconds)
+        begun.set()
+        return (unscaled or (lambda master, s, run: run(master, s)))(self, seconds, original)
+
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
+
+
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_the_race_finds_the_compact_lp_optimum_and_certifies_it(racing, kind, eps):
@@ -50,7 +69,8 @@ def test_the_race_finds_the_compact_lp_optimum_and_certifies_it(racing, kind, ep
     assert result.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
 
 
-def test_the_winner_stops_its_rival_and_no_thread_outlives_the_call(racing):
+def test_the_winner_stops_its_rival_and_no_thread_outlives_the_call(racing, monkeypatch):
+    _rival_starts(monkeypatch)
     prior, gain = _problem(60, "square")
     cone = make_cone(prior, 1.0, 0.0, 60)
     before = threading.active_count()
@@ -63,16 +83,13 @@ def test_the_winner_stops_its_rival_and_no_thread_outlives_the_call(racing):
 
 
 def test_a_failing_racer_leaves_the_other(racing, monkeypatch):
-    original = linear_gain.RestrictedMaster.solve
     failed = []
 
-    def solve(self, seconds):
-        if not self.scaled:
-            failed.append(True)
-            raise SolverError("unscaled master failed (test)")
-        return original(self, seconds)
+    def fail(master, seconds, original):
+        failed.append(True)
+        raise SolverError("unscaled master failed (test)")
 
-    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
+    _rival_starts(monkeypatch, fail)
     prior, gain = _problem(30, "random")
     result = pml.design(prior, 1.0, gain=gain)
     assert failed and result.exact and result.status == "optimal"
@@ -90,14 +107,10 @@ def test_when_every_racer_fails_the_error_reaches_the_fallback(racing, monkeypat
 
 
 def test_another_error_in_a_racer_is_not_swallowed(racing, monkeypatch):
-    original = linear_gain.RestrictedMaster.solve
+    def bug(master, seconds, original):
+        raise RuntimeError("a bug (test)")
 
-    def solve(self, seconds):
-        if not self.scaled:
-            raise RuntimeError("a bug (test)")
-        return original(self, seconds)
-
-    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", solve)
+    _rival_starts(monkeypatch, bug)
     prior, gain = _problem(30, "random")
     cone = make_cone(prior, 1.0, 0.0, 30)
     with pytest.raises(RuntimeError, match="a bug"):
