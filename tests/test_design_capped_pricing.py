@@ -128,12 +128,15 @@ def test_end_windows_leave_out_only_vertices_below_theta(case, where):
         assert covered or value <= theta + 1e-12
 
 
-#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES, INTERVAL_LIMIT): subset windows alone; branch and
-#: bound tried first and finishing; tried first and running out after one batch (then the
-#: windows); branch and bound alone; windows whose intervals overflow, left to branch and bound.
-PATHS = {"windows": (36, math.inf, 128, 4_000_000), "first": (36, -1, 10**6, 4_000_000),
-         "fallback": (36, -1, 1, 4_000_000), "branch": (0, math.inf, 128, 4_000_000),
-         "overflow": (36, math.inf, 128, 1)}
+#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES, INTERVAL_LIMIT, PARALLEL_INTERVALS): subset windows
+#: alone; the same in two threads, every table in halves; branch and bound tried first and
+#: finishing; tried first and running out after one batch (then the windows); branch and bound
+#: alone; windows whose intervals overflow, left to branch and bound (in threads too).
+_ONE = math.inf  # one thread
+PATHS = {"windows": (36, math.inf, 128, 4_000_000, _ONE),
+         "threads": (36, math.inf, 128, 4_000_000, 0),
+         "first": (36, -1, 10**6, 4_000_000, _ONE), "fallback": (36, -1, 1, 4_000_000, _ONE),
+         "branch": (0, math.inf, 128, 4_000_000, _ONE), "overflow": (36, math.inf, 128, 1, 0)}
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -146,7 +149,7 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
-    items, first_pairs, first_batches, interval_limit = PATHS[path]
+    items, first_pairs, first_batches, interval_limit, parallel = PATHS[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
         patch.setattr(lift_pricing, "MAX_ITEMS", items)
@@ -156,6 +159,8 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
         patch.setattr(lift_pricing, "FIRST_PAIRS", first_pairs)
         patch.setattr(lift_pricing, "FIRST_BATCHES", first_batches)
         patch.setattr(lift_pricing, "INTERVAL_LIMIT", interval_limit)
+        patch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
+        patch.setattr(lift_pricing, "cores", lambda: 2)
         priced = family.price(duals, math.inf, -math.inf, 10**6, True)
         assert priced.bound >= truth - 1e-12
         assert priced.bound <= truth + 1e-10
@@ -169,6 +174,28 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
         # a spent deadline: the refinement stops at once, the bound still covers every vertex
         priced = family.price(duals, 0.0, -math.inf, 10**6, True)
     assert priced.bound >= truth - 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=CASES)
+def test_two_threads_price_as_one(case):
+    """Refining in two threads (every table in halves) returns the columns and the bound of
+    one thread, in the same order."""
+    kind, n, seed, eps, dual_kind = case
+    prior = _prior(kind, n, seed)
+    duals = _duals(prior, math.exp(eps), dual_kind, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
+        patch.setattr(lift_pricing, "MAX_ITEMS", 36)
+        patch.setattr(lift_pricing, "FIRST_PAIRS", math.inf)
+        family = CappedFamily(prior, math.exp(eps))
+        priced = []
+        for threads, parallel in ((1, math.inf), (2, 0)):
+            patch.setattr(lift_pricing, "cores", lambda threads=threads: threads)
+            patch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
+            priced.append(family.price(duals, math.inf, -math.inf, 10**6, True))
+    assert priced[0].bound == priced[1].bound
+    assert np.array_equal(priced[0].columns, priced[1].columns)
 
 
 @settings(max_examples=40, deadline=None)
@@ -266,16 +293,19 @@ def test_branch_and_bound_goes_on_only_half_way_to_its_columns(case, batches, ke
     assert extended.bound >= truth - 1e-12
 
 
+@pytest.mark.parametrize("parallel", [math.inf, 0])
 @pytest.mark.parametrize("kind, dual_kind, seed, n", [
     ("spiky", "flat", 2, 11), ("spiky", "random", 0, 8), ("zipf", "flat", 1, 11),
     ("random", "random", 3, 11)])
 def test_window_pricing_at_a_spent_deadline_bounds_every_vertex(kind, dual_kind, seed, n,
-                                                                monkeypatch):
+                                                                parallel, monkeypatch):
     """Subset windows stopped by the deadline in their first table: the free inputs of the
     tables not refined are bounded by their roots' relaxations (the first two cases fail
-    without that bound)."""
+    without that bound); in two threads too (every table in halves)."""
     monkeypatch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
     monkeypatch.setattr(lift_pricing, "FIRST_PAIRS", math.inf)
+    monkeypatch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
+    monkeypatch.setattr(lift_pricing, "cores", lambda: 2)
     prior = _prior(kind, n, seed)
     cap = math.exp(0.3 + 0.25 * seed)
     duals = _duals(prior, cap, dual_kind, seed)

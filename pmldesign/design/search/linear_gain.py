@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import threading
 import time
 
@@ -60,6 +59,7 @@ from ..math.feasible import Cone, FeasibleSet
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
+from .parallel import cores as _cores
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
@@ -669,12 +669,6 @@ def _name(racer: _Racer) -> str:
     if racer.dense:
         return name + " on every output"
     return name + " from an interior point" if racer.interior else name
-
-
-def _cores() -> int:
-    """Cores this process may run on."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 class _Racer:
