@@ -15,7 +15,7 @@ import numpy as np
 from .._errors import InvalidInputError, SolverError
 from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
-from ..leakage.measures import _mutual_information
+from ..leakage.measures import _mutual_information, mutual_information_terms
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.compact_lp import LinearSolution
@@ -163,26 +163,45 @@ def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | N
     return float(prior @ np.einsum("xy,xy->x", gain, mechanism))
 
 
-def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray) -> float:
-    """An upper bound, in exact arithmetic on the floats given, on the expected gain
-    ``sum_x P(x) sum_y P(y|x) G[x, y]``: the floor every reported ``upper_bound`` is raised to.
+def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
+    """An upper bound, in exact arithmetic on the floats given, on the utility of
+    :func:`utility_value` (mutual information, ``gain=None``, or the expected gain
+    ``sum_x P(x) sum_y P(y|x) G[x, y]``): the floor every reported ``upper_bound`` is raised to.
 
-    The float value of :func:`utility_value` can be a few units of roundoff below the exact sum
-    (16 of 300 exact designs at N = 2-8 reported an ``upper_bound`` up to 2.2e-16 below it).
-    Each row sum of M products and the N-term dot product with the prior (one more product)
-    err by at most ``gamma_k sum |terms|``, ``k = N + M + 1``, ``gamma_k = k u / (1 - k u)``,
-    ``u = 2^-53`` (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq.
-    (3.5) and Lemma 3.1); ``sum |terms|`` is computed the same way, within the same factor, so
-    ``2 gamma_{k+1}`` of the computed one covers it; ``k`` absolute units of 2^-1074 cover
-    products that underflow; four units of roundoff of the result and one step up cover the
-    last additions.
+    The float value can be a few units of roundoff below the exact one (16 of 300 exact linear
+    designs at N = 2-8 reported an ``upper_bound`` up to 2.2e-16 below it). Error bounds in the
+    standard model (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)
+    and Lemma 3.1; ``u = 2^-53``, ``gamma_k = k u / (1 - k u)``):
+
+    * gain: each row sum of M products and the N-term dot product with the prior (one more
+      product) err by at most ``gamma_k sum |terms|``, ``k = N + M + 1``; ``sum |terms|`` is
+      computed the same way, within the same factor, so ``2 gamma_{k+1}`` of the computed one
+      covers it.
+    * mutual information: ``P_Y(y)`` (N positive products) and the ratio ``P(y|x) / P_Y(y)``
+      are within ``gamma_{N+2}`` relative, so the logarithm of the ratio is within
+      ``2 gamma_{N+2}`` absolute, plus ``4 u`` relative for the logarithm and the product with
+      the joint probability (numpy's ``log`` is within an ulp or two); the sum of the ``N M``
+      terms adds ``gamma_{NM}`` of ``sum |terms|``. So ``2 gamma_{N+3} sum joint +
+      2 gamma_{NM+8} sum |terms|`` covers it, the computed sums within the factor 2.
+
+    ``k`` absolute units of 2^-1074 cover products that underflow; four units of roundoff of
+    the result and one step up cover the last additions.
     """
     unit, tiny = np.finfo(float).eps / 2, np.finfo(float).smallest_subnormal
+
+    def gamma(k: int) -> float:
+        return k * unit / (1.0 - k * unit)
+
+    n, m = mechanism.shape
     value = utility_value(mechanism, prior, gain)
-    k = prior.shape[0] + mechanism.shape[1] + 2
-    gamma = k * unit / (1.0 - k * unit)
-    spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
-    ceiling = value + 2.0 * gamma * spread + k * tiny
+    if gain is None:
+        joint, terms = mutual_information_terms(mechanism, prior)
+        slack = (2.0 * gamma(n + 3) * float(joint.sum())
+                 + 2.0 * gamma(n * m + 8) * float(np.abs(terms).sum()))
+    else:
+        spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
+        slack = 2.0 * gamma(n + m + 2) * spread
+    ceiling = value + slack + (n * m + 8) * tiny
     return float(np.nextafter(ceiling + 4.0 * unit * abs(ceiling), math.inf))
 
 
@@ -477,7 +496,7 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
         final, method = _or_partition(final, reference, eps, 0.0, False, prior_set, method,
                                       deadline)
     value = utility_value(final.mechanism, reference, None)
-    bound = max(found.upper_bound, value)
+    bound = max(found.upper_bound, utility_ceiling(final.mechanism, reference, None))
     exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))
     return DesignResult(
         mechanism=final.mechanism, utility=value, upper_bound=bound, method=method,
@@ -650,8 +669,7 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     return DesignResult(
         mechanism=mechanism,
         utility=value,
-        upper_bound=max(float(bound), value if gain is None
-                        else utility_ceiling(mechanism, prior, gain)),
+        upper_bound=max(float(bound), utility_ceiling(mechanism, prior, gain)),
         method=method,
         solve_time=time.perf_counter() - start,
         exact=bool(exact),

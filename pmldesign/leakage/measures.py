@@ -248,8 +248,15 @@ def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
 
 
 def _mutual_information(matrix: np.ndarray, vector: np.ndarray) -> float:
+    return max(0.0, float(np.sum(mutual_information_terms(matrix, vector)[1])))
+
+
+def mutual_information_terms(matrix: np.ndarray,
+                             vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The joint probabilities ``P(x) P(y|x)`` that are positive and their terms
+    ``P(x) P(y|x) log(P(y|x) / P_Y(y))`` of the mutual information (flattened)."""
     p_y = vector @ matrix
     joint = vector[:, None] * matrix
     mask = joint > 0
     ratio = matrix[mask] / np.broadcast_to(p_y, matrix.shape)[mask]
-    return max(0.0, float(np.sum(joint[mask] * np.log(ratio))))
+    return joint[mask], joint[mask] * np.log(ratio)
