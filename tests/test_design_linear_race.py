@@ -159,6 +159,22 @@ def test_an_interior_racer_starts_with_the_scaled_master(monkeypatch):
     # interior racer takes part only because it starts with the scaled master
     monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)
     monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    # the race joins the scaled racer for no time before starting the interior one: hold the
+    # scaled master's solves until the interior point has begun (a loaded machine could
+    # otherwise finish the scaled racer first, as in the CI run of a2dec9e for another test)
+    begun = threading.Event()
+    point, solve = linear_gain.interior_point, linear_gain.RestrictedMaster.solve
+
+    def started(*args, **kwargs):
+        begun.set()
+        return point(*args, **kwargs)
+
+    def held(self, seconds):
+        assert begun.wait(60.0), "the interior racer never started"
+        return solve(self, seconds)
+
+    monkeypatch.setattr(linear_gain, "interior_point", started)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", held)
     n = linear_gain.RACE_MIN
     prior, gain = _problem(n, "absolute")
     cone = make_cone(prior, 1.0, 0.0, n)
@@ -257,10 +273,24 @@ def test_a_dense_racer_alone_solves_the_compact_lp_in_one_round(monkeypatch, kin
 
 
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])
-def test_designs_raced_against_a_dense_racer_are_exact(racing, kind):
+def test_designs_raced_against_a_dense_racer_are_exact(racing, kind, monkeypatch):
     n, eps = 30, 3.0  # e^3 = 20 >= DENSE_START * 30
     prior, gain = _problem(n, kind)
     assert linear_gain._rival(n, make_cone(prior, eps, 0.0, n)) == "dense"
+    # the dense racer's answer is the one checked: its rival waits until it is done (it then
+    # finds the race stopped)
+    done, run = threading.Event(), linear_gain._Racer.run
+
+    def ordered(self, *args):
+        if self.dense:
+            try:
+                return run(self, *args)
+            finally:
+                done.set()
+        assert done.wait(60.0), "the dense racer never ended"
+        return run(self, *args)
+
+    monkeypatch.setattr(linear_gain._Racer, "run", ordered)
     result = pml.design(prior, eps, gain=gain)
     assert_matches_compact(result, prior, gain, eps, 0.0)
     assert "on every output" in result.method

@@ -770,10 +770,13 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
         with threadpool_limits(limits=1, user_api="blas"):
             threads[0].start()
-            threads[0].join(RACE_LATE if rival == "unscaled" else 0.0)
-            if not stop.is_set() and (threads[0].is_alive()
-                                      or isinstance(racers[0].error, SolverError)):
+            if rival != "unscaled":  # at once (a racer that starts once stopped ends at once)
                 threads[1].start()
+            else:
+                threads[0].join(RACE_LATE)
+                if not stop.is_set() and (threads[0].is_alive()
+                                          or isinstance(racers[0].error, SolverError)):
+                    threads[1].start()
             for thread in threads:
                 if thread.ident is not None:
                     thread.join()
