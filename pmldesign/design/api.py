@@ -84,7 +84,8 @@ class DesignResult(Result):
         ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
     upper_bound : float
         Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
-        the repair when ``exact``).
+        the repair when ``exact``), and never below the exact utility of ``mechanism``
+        (:func:`utility_ceiling`).
     method : str
         What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
         box, LDP or a vertex set), "column generation" (mutual information) or "closed form"
