@@ -489,13 +489,29 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
     from .search.mutual_information import maximize_mutual_information
 
     reference = prior_set.reference
+    lifted = None
+    if time_limit is not None and prior_set.size >= COARSE_MIN:  # a floor first, in a share
+        clock = time.monotonic()
+        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
+            lifted = coarse_mutual_information(reference, eps, 0.0, False, time_limit,
+                                               prior_set)
+        time_limit = max(0.0, time_limit - (time.monotonic() - clock))
     found = maximize_mutual_information(prior_set, eps, time_limit=time_limit)
-    final = finalize(found.mechanism, reference, eps, prior_set=prior_set,
-                     score=_score(reference, None), deadline=deadline)
+
+    def refinalize(raw: np.ndarray) -> Finalized:
+        return finalize(raw, reference, eps, prior_set=prior_set, score=_score(reference, None),
+                        deadline=deadline)
+
+    final = refinalize(found.mechanism)
     method = found.method
     if not found.exact:
         final, method = _or_partition(final, reference, eps, 0.0, False, prior_set, method,
                                       deadline)
+        if lifted is not None:
+            final, method = _or_candidate(
+                final, lifted.mechanism, _score(reference, None), refinalize, method,
+                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
+                "lifted, did better and is returned")
     value = utility_value(final.mechanism, reference, None)
     bound = max(found.upper_bound, utility_ceiling(final.mechanism, reference, None))
     exact = found.exact and bound - value <= EXACT_GAP * max(1.0, abs(value))

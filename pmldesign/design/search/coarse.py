@@ -193,8 +193,7 @@ def coarse_set_linear_gain(weights: np.ndarray, prior_set: PriorSet, eps: float,
     reference = prior_set.reference
     starts, lengths = _cut(reference, RUNS)
     run_gain = np.add.reduceat(weights, starts, axis=0)
-    runs_set = PriorSet.from_vertices(np.add.reduceat(prior_set.vertices, starts, axis=1),
-                                      reference=np.add.reduceat(prior_set.reference, starts))
+    runs_set = summed_set(prior_set, starts)
     feasible = FeasibleSet.for_set(runs_set, min(eps, runs_set.epsilon_max))
     solution = solve_set_outputs(run_gain[:, _distinct_best(run_gain)], feasible,
                                  runs_set.reference, COARSE_SHARE * time_limit)
@@ -224,10 +223,13 @@ def _lift(run_mechanism: np.ndarray, lengths: np.ndarray,
 
 
 def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp: bool,
-                              time_limit: float) -> Coarse | None:
+                              time_limit: float,
+                              prior_set: PriorSet | None = None) -> Coarse | None:
     """The best lifted design for mutual information over :data:`MI_RUNS` runs in turn, within
     :data:`COARSE_SHARE` of ``time_limit`` (``None`` when none ran): ``I(X; Y) = I(run; Y)``, as
-    Y depends on X through its run alone; no bound (``inf``).
+    Y depends on X through its run alone; no bound (``inf``). Over a box or vertex set
+    ``prior_set`` (whose reference is ``prior``) the runs' design is for the set summed over
+    the runs (:func:`summed_set`).
 
     Examples
     --------
@@ -245,13 +247,38 @@ def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp:
         if left <= 0:
             break
         starts, lengths = _cut(prior, k)
-        mass = np.add.reduceat(prior, starts)
-        found = maximize_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
-                                            time_limit=left)
+        if prior_set is None:
+            mass = np.add.reduceat(prior, starts)
+            found = maximize_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
+                                                time_limit=left)
+        else:
+            found = maximize_mutual_information(summed_set(prior_set, starts), eps,
+                                                time_limit=left)
         if best is None or found.utility > best.value:
             best = Coarse(np.repeat(found.mechanism, lengths, axis=0), found.utility, math.inf,
                           0.0, len(starts), found.status)
     return best
+
+
+def summed_set(prior_set: PriorSet, starts: np.ndarray) -> PriorSet:
+    """A box or vertex set summed over the runs that begin at ``starts``, its reference the
+    reference summed: the priors of the runs that the set's priors give (a box's lower bounds
+    and a hull's vertices sum over each run), so a mechanism of the runs is eps-PML over it
+    exactly when its lift is over ``prior_set`` (module docstring).
+
+    Examples
+    --------
+    >>> from pmldesign.uncertainty import PriorSet
+    >>> runs_box = summed_set(PriorSet.box([0.1, 0.2, 0.3, 0.2]), np.array([0, 2]))
+    >>> runs_box.lower.round(6).tolist(), runs_box.reference.round(6).tolist()
+    ([0.3, 0.5], [0.4, 0.6])
+    """
+    reference = np.add.reduceat(prior_set.reference, starts)
+    if prior_set.kind == "box":
+        return dataclasses.replace(PriorSet.box(np.add.reduceat(prior_set.lower, starts)),
+                                   reference=reference)
+    return PriorSet.from_vertices(np.add.reduceat(prior_set.vertices, starts, axis=1),
+                                  reference=reference)
 
 
 def _cut(prior: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
