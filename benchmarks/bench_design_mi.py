@@ -118,12 +118,15 @@ def run_hard(quick: bool) -> list[Result]:
 
 #: (kind, N, time limit) of the time-limit rows: the design must return a useful certified
 #: mechanism within 10 % + 1 s of the limit (issue 12 item 4).
-LIMIT_PLAN = (("fixed", 3000, 10.0), ("ball", 3000, 10.0), ("ldp", 3000, 10.0))
+LIMIT_PLAN = (("fixed", 3000, 10.0), ("ball", 3000, 10.0), ("ldp", 3000, 10.0),
+              ("box", 3000, 10.0), ("vertices", 3000, 10.0), ("box", 10000, 10.0),
+              ("vertices", 10000, 10.0))
 
 
 def _limit_row(kind: str, n: int, limit: float) -> Result:
     """``pml.design`` (or ``design_ldp``) under mutual information at large N with a time limit,
-    Zipf 1 prior, eps = 0.5 H(X), the ball of radius min P; peak RSS of the process so far."""
+    Zipf 1 prior, eps = 0.5 H(X), the ball of radius min P, the box of 0.8 P, or the hull of P
+    and two Dirichlet(5) priors mixed 4:1 with it; peak RSS of the process so far."""
     import resource
 
     import pmldesign as pml
@@ -133,6 +136,11 @@ def _limit_row(kind: str, n: int, limit: float) -> Result:
     start = time.perf_counter()
     if kind == "ldp":
         result = pml.design_ldp(prior, eps, utility="mutual_information", time_limit=limit)
+    elif kind in ("box", "vertices"):
+        rng = np.random.default_rng(0)
+        target = (pml.PriorSet.box(0.8 * prior) if kind == "box" else pml.PriorSet.from_vertices(
+            [prior] + [0.8 * prior + 0.2 * rng.dirichlet(np.full(n, 5.0)) for _ in range(2)]))
+        result = pml.design(target, eps, utility="mutual_information", time_limit=limit)
     else:
         radius = float(prior.min()) if kind == "ball" else 0.0
         result = pml.design(prior, eps, radius=radius, utility="mutual_information",

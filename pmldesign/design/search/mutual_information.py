@@ -40,7 +40,7 @@ from .._highs import cost_unit, new_highs
 from ..math.feasible import FeasibleSet
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
-from .lift_pricing import CappedFamily, Priced, lift_utility, xlogy
+from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
@@ -411,7 +411,7 @@ class _LiftPricer:
         self.prior, self.eps = prior, eps
         self.keep = min(max(lifts.shape[1], 8), _MAX_NEW_COLUMNS)
         self.slack = math.inf
-        self.known = set(_keys(lifts))
+        self.known = set(row_keys(lifts))
         self.reserve = 0.0  # the pricing stops at the deadline with a certified bound
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
@@ -437,16 +437,11 @@ class _LiftPricer:
     def _fresh(self, columns: np.ndarray) -> np.ndarray:
         """Rows of ``columns`` not already (to 1e-12) offered or among the first lifts."""
         fresh = []  # first occurrences of new keys (np.unique over rows: 0.5 s at N = 10,000)
-        for i, key in enumerate(_keys(columns)):
+        for i, key in enumerate(row_keys(columns)):
             if key not in self.known:
                 self.known.add(key)
                 fresh.append(i)
         return columns[fresh]
-
-
-def _keys(rows: np.ndarray) -> list[bytes]:
-    """One key per row: its entries rounded to 1e-12 (-0 read as 0)."""
-    return [row.tobytes() for row in np.round(rows, 12) + 0.0]
 
 
 def rounding_allowance(duals: np.ndarray, prior: np.ndarray, eps: float) -> float:
