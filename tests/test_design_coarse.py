@@ -201,21 +201,27 @@ def test_the_lifted_mutual_information_design_is_feasible_and_at_most_the_optimu
         assert found.value <= mi_optimum(prior, eps) + 1e-9
 
 
+def _hurry_the_search_over(n: int, monkeypatch) -> None:
+    """The mutual-information search over ``n`` inputs (a prior or a set) stops at once; the
+    runs' designs (16 runs) keep their time."""
+    search = importlib.import_module("pmldesign.design.search.mutual_information")
+    original = search.maximize_mutual_information
+
+    def hurried(target, eps, **options):
+        if (target.size if isinstance(target, pml.PriorSet) else len(target)) == n:
+            options["time_limit"] = 1e-3
+        return original(target, eps, **options)
+
+    monkeypatch.setattr(search, "maximize_mutual_information", hurried)
+    monkeypatch.setattr(coarse, "MI_RUNS", (16,))
+
+
 def test_a_mutual_information_search_out_of_time_returns_the_lifted_design(monkeypatch):
     # the search over the inputs stopped at once; the design for 16 runs (exact in ~0.1 s)
     # is returned, finalised: exactly feasible, its value that of the runs' design
     n, eps = 400, 0.5
     prior = np.random.default_rng(2).dirichlet(np.full(n, 5.0))
-    search = importlib.import_module("pmldesign.design.search.mutual_information")
-    original = search.maximize_mutual_information
-
-    def hurried(prior, eps, **options):
-        if len(prior) == n:
-            options["time_limit"] = 1e-3
-        return original(prior, eps, **options)
-
-    monkeypatch.setattr(search, "maximize_mutual_information", hurried)
-    monkeypatch.setattr(coarse, "MI_RUNS", (16,))
+    _hurry_the_search_over(n, monkeypatch)
     result = pml.design(prior, eps, time_limit=20.0)
     assert result.status == "time limit" and not result.exact
     assert "16 runs of consecutive inputs" in result.method
@@ -252,16 +258,7 @@ def test_mutual_information_over_a_set_out_of_time_returns_the_lifted_design(kin
     else:
         target = pml.PriorSet.from_vertices(
             np.vstack([prior] + [rng.dirichlet(np.full(n, 5.0)) for _ in range(2)]))
-    search = importlib.import_module("pmldesign.design.search.mutual_information")
-    original = search.maximize_mutual_information
-
-    def hurried(target, eps, **options):
-        if (target.size if isinstance(target, pml.PriorSet) else len(target)) == n:
-            options["time_limit"] = 1e-3
-        return original(target, eps, **options)
-
-    monkeypatch.setattr(search, "maximize_mutual_information", hurried)
-    monkeypatch.setattr(coarse, "MI_RUNS", (16,))
+    _hurry_the_search_over(n, monkeypatch)
     result = pml.design(target, eps, time_limit=20.0)
     assert result.status == "time limit" and not result.exact
     assert "16 runs of consecutive inputs" in result.method
