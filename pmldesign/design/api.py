@@ -194,12 +194,13 @@ def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray |
         return k * unit / (1.0 - k * unit)
 
     n, m = mechanism.shape
-    value = utility_value(mechanism, prior, gain)
-    if gain is None:
+    if gain is None:  # the terms once: their sum is the value (as utility_value)
         joint, terms = mutual_information_terms(mechanism, prior)
+        value = max(0.0, float(np.sum(terms)))
         slack = (2.0 * gamma(n + 3) * float(joint.sum())
                  + 2.0 * gamma(n * m + 8) * float(np.abs(terms).sum()))
     else:
+        value = utility_value(mechanism, prior, gain)
         spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
         slack = 2.0 * gamma(n + m + 2) * spread
     ceiling = value + slack + (n * m + 8) * tiny

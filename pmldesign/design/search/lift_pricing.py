@@ -332,13 +332,12 @@ PARALLEL_INTERVALS = 2**17
 @dataclass
 class _Refined:
     """What refining one table's intervals gave: the largest bound met, the vertices above the
-    floor as arrays (value, input, first-half position, second-half position), the free inputs
-    left to branch and bound, and whether it finished before the deadline."""
+    floor as arrays (value, input, first-half position, second-half position) and the free
+    inputs left to branch and bound."""
 
     bound: float
     found: list
     rest: np.ndarray
-    finished: bool
 
 
 def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: float,
@@ -439,12 +438,12 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
                 found.append((upper[good], search.order[free[good]], start[good], b[good]))
             split = ~leaf & (upper > theta)
             if split.any() and time.monotonic() >= deadline:
-                return _Refined(max(bound, float(upper[split].max())), found, rest, False)
+                return _Refined(max(bound, float(upper[split].max())), found, rest)
             middle = (start[split] + stop[split]) // 2
             window, b = np.tile(window[split], 2), np.tile(b[split], 2)
             start, stop = (np.concatenate((start[split], middle)),
                            np.concatenate((middle, stop[split])))
-        return _Refined(bound, found, rest, True)
+        return _Refined(bound, found, rest)
 
     # the intervals in row-major order: their windows ascend, and with them the tables they
     # need, so each table's intervals are one slice (from the windows' first intervals)
@@ -456,23 +455,23 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         item, low, high = task
         none = np.zeros(0, dtype=pos.dtype)
         if low == high:
-            return _Refined(-math.inf, [], none, True)
+            return _Refined(-math.inf, [], none)
         if time.monotonic() >= deadline:
-            return _Refined(float(roots.bound[pos[np.unique(window[low:high])]].max()), [], none,
-                            False)
+            return _Refined(float(roots.bound[pos[np.unique(window[low:high])]].max()), [], none)
         top = RangeMax(first if item < 0 else np.where(holding[item][1], -np.inf, first))
         return refine(window[low:high], b[low:high], start[low:high], stop[low:high], top,
                       limit)
 
+    threads = cores() > 1
     tasks = []
     for item in np.unique(table_of).tolist():
         low = int(firsts[np.searchsorted(table_of, item)])
         high = int(firsts[np.searchsorted(table_of, item, "right")])
-        if high - low >= PARALLEL_INTERVALS and cores() > 1:  # in two halves
+        if high - low >= PARALLEL_INTERVALS and threads:  # in two halves
             tasks += [(item, low, (low + high) // 2), (item, (low + high) // 2, high)]
         else:
             tasks.append((item, low, high))
-    if len(tasks) > 1 and window.size >= PARALLEL_INTERVALS and cores() > 1:
+    if len(tasks) > 1 and window.size >= PARALLEL_INTERVALS and threads:
         # two threads: numpy's loops release the GIL (measured in PARALLEL_INTERVALS' comment);
         # each holds half of INTERVAL_LIMIT, so the memory bound stays
         with ThreadPoolExecutor(2) as pool:
