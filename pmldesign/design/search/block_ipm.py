@@ -58,6 +58,13 @@ STALL, STALL_BELOW = 5, 1e-6
 #: N = 400, four instances, two runs each: 17-24 % less time than two rounds always, the same
 #: steps within 6).
 REFINE, REFINE_BELOW = 2, 1e-10
+#: At most this many centrality correctors a step (Gondzio, Comput. Optim. Appl. 6 (1996)
+#: 137-156), aiming at products within [BETA_LOW, BETA_HIGH] times the target. Without them
+#: steps are cheaper but 1.2x as many: 0.87x the time at N = 100-400, but at N = 1000
+#: ((x - y)^2, eps 2) the run reached :data:`STEPS` at a gap of 4.4e-6 where it converged in 198
+#: steps with them, and HiGHS's crossover from there took 400 s (issue 12).
+CORRECTORS = 1
+BETA_LOW, BETA_HIGH = 0.1, 10.0
 #: Fraction of the step to the boundary (Mehrotra's damping).
 DAMPING = 0.995
 
@@ -229,7 +236,7 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
 
 class _Newton:
     """Newton directions at the point ``(x, z)``: one factorisation of ``A D A'`` with
-    ``D = X / Z``, two right-hand sides (predictor, corrector)."""
+    ``D = X / Z``, many right-hand sides (predictor, corrector, Gondzio's correctors)."""
 
     def __init__(self, lp: _Lp, x: np.ndarray, z: np.ndarray) -> None:
         self.lp, self.z = lp, z
@@ -270,7 +277,7 @@ def _start(lp: _Lp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None = None,
                    deadline: float = math.inf, stop: threading.Event | None = None,
                    tolerance: float = TOLERANCE) -> InteriorPoint:
-    """Mehrotra's predictor-corrector on the compact LP over
+    """Mehrotra's predictor-corrector with Gondzio's correctors on the compact LP over
     ``outputs`` (all by default) until :data:`TOLERANCE`, :data:`STEPS`, a stall
     (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds) or ``stop`` (set by another
     thread); returns the best point of the run.
@@ -292,6 +299,7 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
     x, y, z = _start(lp)
     size = x.size
     scale_c = float(np.abs(lp.cost).max()) or 1.0
+    zero_p, zero_d = np.zeros(lp.rhs.size), np.zeros(size)
     steps = 0
     best = (math.inf, x, y, z, math.inf, 0)
     while True:
@@ -311,17 +319,33 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
         steps += 1
         newton = _Newton(lp, x, z)
         direction = newton.direction
-        # the predictor only sets the centring (sigma) and the corrector's second-order term:
-        # no refinement, nor Gondzio's centrality correctors (measured, issue 12: interior
-        # points at N = 100-400, 0.70-0.75x the time with 1.2x the steps; designs at N = 100
-        # and 200, eps 1-3.5, 108 instances A/B: 0.83-0.87x; BENCHMARKS.md, "A cheaper
-        # interior step")
+        # the predictor only sets the centring (sigma) and the corrector's second-order term,
+        # and Gondzio's correctors only move the products: their solves go without refinement
+        # (measured, issue 12: interior points at N = 100-400, 0.84x the time, the same steps;
+        # BENCHMARKS.md, "A cheaper interior step")
         dx, dy, dz = direction(-x * z, rp, rd, 0)
         primal_step, dual_step = _largest(x, dx), _largest(z, dz)
         mu_affine = float((x + primal_step * dx) @ (z + dual_step * dz)) / size
         sigma = (mu_affine / mu) ** 3
         dx, dy, dz = direction(sigma * mu - x * z - dx * dz, rp, rd)
         primal_step, dual_step = _largest(x, dx), _largest(z, dz)
+        # Gondzio's centrality correctors: aim at a longer step and push the products of the
+        # trial point back into [BETA_LOW, BETA_HIGH] * sigma mu
+        target = sigma * mu
+        for _ in range(CORRECTORS):
+            if primal_step >= 1.0 and dual_step >= 1.0:
+                break
+            aim_p, aim_d = min(1.0, 1.5 * primal_step + 0.1), min(1.0, 1.5 * dual_step + 0.1)
+            product = (x + aim_p * dx) * (z + aim_d * dz)
+            push = np.maximum(np.clip(product, BETA_LOW * target, BETA_HIGH * target) - product,
+                              -BETA_HIGH * target)
+            cx, cy, cz = direction(push, zero_p, zero_d, 0)
+            cx += dx
+            cz += dz
+            new_p, new_d = _largest(x, cx), _largest(z, cz)
+            if min(new_p, new_d) < min(primal_step, dual_step) + 0.01:
+                break
+            dx, dy, dz, primal_step, dual_step = cx, dy + cy, cz, new_p, new_d
         x += min(1.0, DAMPING * primal_step) * dx
         y += min(1.0, DAMPING * dual_step) * dy
         z += min(1.0, DAMPING * dual_step) * dz
