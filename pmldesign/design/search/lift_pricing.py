@@ -315,6 +315,12 @@ INTERVAL_LIMIT = 4_000_000
 #: 48 s; the 33 others finished in 0.00-0.28 s, where the windows took up to 19 s).
 FIRST_PAIRS = 30_000_000
 FIRST_BATCHES = 128
+#: After branch and bound first ran out, the next pricing of the family tries it with a quarter
+#: of the batches, at least this many (back to :data:`FIRST_BATCHES` once it finishes).
+#: Measured (issue 12, twenty-first session, N = 32, 13 instances, two rounds alternating with
+#: the fixed 128): 118.3 -> 111.6 s, the same designs; Zipf 1.75 at H/2 24.9 -> 22.7 s, Zipf 2
+#: at H 12.4 -> 11.8 s, Zipf 2 at 3H/4 32.6 -> 27.9 s; 8 instead of 32 the same (42.0 / 41.9 s).
+FIRST_RETRY = 32
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
 #: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most;
 #: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 11.9 -> 10.0 s),
@@ -390,8 +396,10 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     count = hi - lo  # pairs per (window, second-half subset)
     np.maximum(count, 0, out=count)
     if count.sum() > FIRST_PAIRS:  # many pairs: branch and bound first
+        family, batches = search.family, search.family.first_batches
         priced, finished = _branch_and_bound(search, deadline, floor, keep,
-                                             batches=FIRST_BATCHES, more=FIRST_BATCHES)
+                                             batches=batches, more=batches)
+        family.first_batches = FIRST_BATCHES if finished else max(FIRST_RETRY, batches // 4)
         if finished:
             return priced
     rest = np.zeros(0, dtype=pos.dtype)  # free inputs left to branch and bound
@@ -534,6 +542,8 @@ class CappedFamily:
         self.lower = lower
         self.log_cap = math.log(cap)
         self.weight = (cap - lower) * prior
+        #: batches of branch and bound first in the next window pricing (:data:`FIRST_RETRY`)
+        self.first_batches = FIRST_BATCHES
         self.n = prior.size
         small = self.n <= ENUMERATION_LIMIT and lower == 0.0
         self._table = self._enumerate() if small else None
