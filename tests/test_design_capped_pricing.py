@@ -368,3 +368,41 @@ def test_two_threads_return_the_columns_of_one_thread_in_a_whole_design(monkeypa
     for (one, bound_one), (two, bound_two) in zip(priced[1], priced[2], strict=True):
         assert bound_one == bound_two
         assert np.array_equal(one, two)
+
+
+def test_branch_and_bound_first_retries_with_fewer_batches_after_running_out(monkeypatch):
+    """After branch and bound first runs out of batches, the family's next window pricing tries
+    it with a quarter of them (at least ``FIRST_RETRY``), and with ``FIRST_BATCHES`` again once it
+    finishes; the design is the same optimum as with the full budget every time. A budget of 64
+    and ``FIRST_PAIRS = 0`` make every outcome occur in a small design (geometric 0.7, N = 30,
+    eps = H: 64 batches finish three times, then run out; 32 finish once after that)."""
+    original = lift_pricing._branch_and_bound
+    prior = 0.7 ** np.arange(1, 31)
+    prior /= prior.sum()
+    entropy = float(-(prior * np.log(prior)).sum())
+    monkeypatch.setattr(lift_pricing, "FIRST_PAIRS", 0)
+    monkeypatch.setattr(lift_pricing, "FIRST_BATCHES", 64)
+    results, calls = {}, {}
+    for retry in (32, 64):  # 64: the full budget every time (the policy off)
+        got = calls[retry] = []
+
+        def recorded(*args, got=got, **kwargs):
+            result = original(*args, **kwargs)
+            if "batches" in kwargs:
+                got.append((kwargs["batches"], result[1]))
+            return result
+
+        monkeypatch.setattr(lift_pricing, "_branch_and_bound", recorded)
+        monkeypatch.setattr(lift_pricing, "FIRST_RETRY", retry)
+        results[retry] = pml.design(prior, entropy)
+    pairs = list(itertools.pairwise(calls[32]))
+    assert calls[32][0][0] == 64
+    for (batches, finished), (following, _) in pairs:
+        assert following == (64 if finished else max(32, batches // 4))
+    # both ways exercised: a shorter retry after running out, the full budget after finishing
+    assert any(not done and following == 32 for (_, done), (following, _) in pairs)
+    assert any(done and following == 64 for (_, done), (following, _) in pairs)
+    assert any(not done and now_done for (_, done), (_, now_done) in pairs)
+    assert all(batches == 64 for batches, _ in calls[64])
+    assert results[32].exact and results[64].exact
+    assert abs(results[32].utility - results[64].utility) <= 1e-9
