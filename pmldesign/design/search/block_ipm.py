@@ -60,9 +60,10 @@ STALL, STALL_BELOW = 5, 1e-6
 REFINE, REFINE_BELOW = 2, 1e-10
 #: At most this many centrality correctors a step (Gondzio, Comput. Optim. Appl. 6 (1996)
 #: 137-156), aiming at products within [BETA_LOW, BETA_HIGH] times the target. Without them
-#: steps are cheaper but 1.2x as many: 0.87x the time at N = 100-400, but at N = 1000
-#: ((x - y)^2, eps 2) the run reached :data:`STEPS` at a gap of 4.4e-6 where it converged in 198
-#: steps with them, and HiGHS's crossover from there took 400 s (issue 12).
+#: steps are cheaper but 1.2x as many: interior points at N = 100-400 took 0.70-0.75x the time
+#: and designs at N = 100 0.87x, but at N = 1000 ((x - y)^2, eps 2) the run reached
+#: :data:`STEPS` at a gap of 4.4e-6 where it converged in 198 steps with them, and HiGHS's
+#: crossover from there took 400 s (issue 12).
 CORRECTORS = 1
 BETA_LOW, BETA_HIGH = 0.1, 10.0
 #: Fraction of the step to the boundary (Mehrotra's damping).
