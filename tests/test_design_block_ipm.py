@@ -144,3 +144,26 @@ def test_designs_raced_against_the_interior_racer_are_exact(monkeypatch, kind):
     assert result.upper_bound >= reference - 1e-12 * max(1.0, abs(reference))
     assert result.utility >= reference - 1e-9 * max(1.0, abs(reference))
     assert "unscaled" not in result.method  # raced (if at all) against the interior racer
+
+
+def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch):
+    # a NaN diagonal kept the diagonal shift at 0 and the factorisation loop never ended
+    with pytest.raises(np.linalg.LinAlgError):
+        block_ipm._cholesky(np.full((3, 3), np.nan))
+    with pytest.raises(np.linalg.LinAlgError):
+        block_ipm._cholesky(-np.eye(3))  # no shift up to its diagonal makes it definite
+    assert np.allclose(block_ipm._cholesky(np.eye(3) * 4.0), np.eye(3) * 2.0)
+    prior, gain = _problem(12, "random")
+    cone = make_cone(prior, 1.0, 0.0, 12)
+    calls = []
+    newton = block_ipm._Newton
+
+    def failing_third(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise np.linalg.LinAlgError("no factor")
+        return newton(*args)
+
+    monkeypatch.setattr(block_ipm, "_Newton", failing_third)
+    point = block_ipm.interior_point(prior[:, None] * gain, cone)
+    assert len(calls) == 3 and point.steps <= 2 and point.gap > 1e-8
