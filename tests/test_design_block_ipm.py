@@ -117,6 +117,33 @@ def test_the_interior_racer_restarts_at_the_optimum(kind):
     assert racer.master.rounds <= 3  # crossover, then at most a round or two
 
 
+def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
+    # N = 60, uniform prior, random gain, eps = 3: the crossover from the interior point leaves
+    # a basis that is dual feasible and not primal feasible; the first solve from it is dual
+    # simplex (strategy 1), the later ones primal simplex (strategy 4), and the racer ends at
+    # the compact LP's optimum
+    n, eps = 60, 3.0
+    prior, gain = np.full(n, 1.0 / n), _problem(n, "random")[1]
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, eps, 0.0, n)
+    strategies = []
+    run = linear_gain.RestrictedMaster._run
+
+    def spy(master):
+        strategies.append(master.solver.getOptionValue("simplex_strategy")[1])
+        return run(master)
+
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "_run", spy)
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, interior=True)
+    racer.run(math.inf, math.inf, None, [])
+    reference = solve_compact(weights, prior, eps, 0.0, None, "simplex").value
+    assert racer.interior and strategies[0] == 1 and set(strategies[1:]) <= {4}
+    assert not racer.master.dual_first
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
+
+
 def test_an_unconverged_interior_point_leaves_an_unscaled_racer(monkeypatch):
     monkeypatch.setattr(block_ipm, "STEPS", 2)
     racer, reference = _interior_racer(30, "random")
