@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
 
 import exact_oracle
 import numpy as np
@@ -142,6 +143,30 @@ def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
     assert not racer.master.dual_first
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
+
+
+def test_the_crossover_is_held_to_the_deadline():
+    # HiGHS's crossover gets the time left as its limit (it took 180 s at N = 1000 and a
+    # cancel does not reach it), and the limit is lifted after it
+    prior, gain = _problem(30, "random")
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, 1.0, 0.0, 30)
+    point = block_ipm.interior_point(weights, cone)
+    chosen = np.flatnonzero(point.mass() > linear_gain.CHOOSE * 30)
+    limits = []
+    for deadline in (time.monotonic() + 5.0, math.inf):
+        master = linear_gain.RestrictedMaster(weights, cone)
+        crossover = master.solver.crossover
+
+        def spy(solution, solver=master.solver, crossover=crossover):
+            limits.append(solver.getOptionValue("time_limit")[1])
+            return crossover(solution)
+
+        master.solver.crossover = spy
+        master.start(point, chosen, deadline)
+        assert master.solver.getOptionValue("time_limit")[1] == math.inf
+        assert master.solve(None)
+    assert 0 < limits[0] <= 5.0 and limits[1] == math.inf
 
 
 def test_an_unconverged_interior_point_leaves_an_unscaled_racer(monkeypatch):
