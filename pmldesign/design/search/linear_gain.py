@@ -25,8 +25,9 @@ Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and t
 stops the other. The first is HiGHS's scaled master from the best single output. The second is,
 from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
 interior point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover
-from it on the outputs it uses (:meth:`RestrictedMaster.start`) and output generation from that
-basis, with the interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
+from it on the outputs it uses (:meth:`RestrictedMaster.start`, within the time left) and output
+generation from that basis (dual simplex first when the basis is only dual feasible), with the
+interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
 :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
 start and without presolve, and (below :data:`DENSE_MASTER`) the first is the interior racer.
 Both start with the first. Elsewhere (more than
