@@ -121,8 +121,10 @@ def test_the_interior_racer_restarts_at_the_optimum(kind):
 def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
     # N = 60, uniform prior, random gain, eps = 3: the crossover from the interior point leaves
     # a basis that is dual feasible and not primal feasible; the first solve from it is dual
-    # simplex (strategy 1), the later ones primal simplex (strategy 4), and the racer ends at
-    # the compact LP's optimum
+    # simplex (strategy 1) with Devex edge weights (1: steepest edge first computes exact
+    # weights, a solve per row, outside HiGHS's time limit), the later ones primal simplex
+    # (strategy 4) with HiGHS's choice of weights again (-1), and the racer ends at the compact
+    # LP's optimum
     n, eps = 60, 3.0
     prior, gain = np.full(n, 1.0 / n), _problem(n, "random")[1]
     weights = prior[:, None] * gain
@@ -131,7 +133,8 @@ def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
     run = linear_gain.RestrictedMaster._run
 
     def spy(master):
-        strategies.append(master.solver.getOptionValue("simplex_strategy")[1])
+        strategies.append(tuple(master.solver.getOptionValue(option)[1] for option in (
+            "simplex_strategy", "simplex_dual_edge_weight_strategy")))
         return run(master)
 
     monkeypatch.setattr(linear_gain.RestrictedMaster, "_run", spy)
@@ -139,7 +142,7 @@ def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
                                None, interior=True)
     racer.run(math.inf, math.inf, None, [])
     reference = solve_compact(weights, prior, eps, 0.0, None, "simplex").value
-    assert racer.interior and strategies[0] == 1 and set(strategies[1:]) <= {4}
+    assert racer.interior and strategies[0] == (1, 1) and set(strategies[1:]) <= {(4, -1)}
     assert not racer.master.dual_first
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
@@ -219,3 +222,38 @@ def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch)
     monkeypatch.setattr(block_ipm, "_Newton", failing_third)
     point = block_ipm.interior_point(prior[:, None] * gain, cone)
     assert len(calls) == 3 and point.steps <= 2 and point.gap > 1e-8
+
+
+def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch):
+    # every warm round is cut at once (PRIMAL_STALL = 0, PRIMAL_MIN tiny) and goes on with dual
+    # simplex from the basis reached, with Devex weights (steepest edge would first compute
+    # exact weights outside the time limit: 120 s at 841,840 rows, issue 12); the search still
+    # ends at the compact LP's optimum
+    monkeypatch.setattr(linear_gain, "PRIMAL_STALL", 0.0)
+    monkeypatch.setattr(linear_gain, "PRIMAL_MIN", 1e-9)
+    n, eps = 40, 1.0
+    prior, gain = _problem(n, "square")
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, eps, 0.0, n)
+    runs = []
+    run = linear_gain.RestrictedMaster._run
+
+    def spy(master):
+        options = tuple(master.solver.getOptionValue(option)[1] for option in (
+            "simplex_strategy", "simplex_dual_edge_weight_strategy"))
+        solved = run(master)
+        runs.append((options, solved))
+        return solved
+
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "_run", spy)
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None)
+    racer.run(math.inf, math.inf, None, [])
+    reference = solve_compact(weights, prior, eps, 0.0, None, "simplex").value
+    options = [option for option, _ in runs]
+    assert runs[0][0] != (1, 1)  # the first, cold solve: HiGHS's choices
+    stalled = [i for i, (option, solved) in enumerate(runs) if option == (4, -1) and not solved]
+    assert stalled and all(options[i + 1] == (1, 1) for i in stalled)
+    assert racer.master.solver.getOptionValue("simplex_dual_edge_weight_strategy")[1] == -1
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
