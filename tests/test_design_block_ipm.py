@@ -123,8 +123,7 @@ def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
     # a basis that is dual feasible and not primal feasible; the first solve from it is dual
     # simplex (strategy 1) with Devex edge weights (1: steepest edge first computes exact
     # weights, a solve per row, outside HiGHS's time limit), the later ones primal simplex
-    # (strategy 4) with HiGHS's choice of weights again (-1), and the racer ends at the compact
-    # LP's optimum
+    # (strategy 4), and the racer ends at the compact LP's optimum
     n, eps = 60, 3.0
     prior, gain = np.full(n, 1.0 / n), _problem(n, "random")[1]
     weights = prior[:, None] * gain
@@ -142,7 +141,7 @@ def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
                                None, interior=True)
     racer.run(math.inf, math.inf, None, [])
     reference = solve_compact(weights, prior, eps, 0.0, None, "simplex").value
-    assert racer.interior and strategies[0] == (1, 1) and set(strategies[1:]) <= {(4, -1)}
+    assert racer.interior and strategies[0] == (1, 1) and set(strategies[1:]) <= {(4, 1)}
     assert not racer.master.dual_first
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
@@ -227,8 +226,10 @@ def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch)
 def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch):
     # every warm round is cut at once (PRIMAL_STALL = 0, PRIMAL_MIN tiny) and goes on with dual
     # simplex from the basis reached, with Devex weights (steepest edge would first compute
-    # exact weights outside the time limit: 120 s at 841,840 rows, issue 12); the search still
-    # ends at the compact LP's optimum
+    # exact weights outside the time limit: 120 s at 841,840 rows, issue 12), set from the
+    # round's first run (HiGHS takes the option at the first run after the model changed);
+    # the cold first solve keeps HiGHS's choice, and so does the master after each solve; the
+    # search still ends at the compact LP's optimum
     monkeypatch.setattr(linear_gain, "PRIMAL_STALL", 0.0)
     monkeypatch.setattr(linear_gain, "PRIMAL_MIN", 1e-9)
     n, eps = 40, 1.0
@@ -251,9 +252,10 @@ def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch)
     racer.run(math.inf, math.inf, None, [])
     reference = solve_compact(weights, prior, eps, 0.0, None, "simplex").value
     options = [option for option, _ in runs]
-    assert runs[0][0] != (1, 1)  # the first, cold solve: HiGHS's choices
-    stalled = [i for i, (option, solved) in enumerate(runs) if option == (4, -1) and not solved]
+    assert runs[0][0][1] == -1  # the first, cold solve: HiGHS's choices
+    stalled = [i for i, (option, solved) in enumerate(runs) if option[0] == 4 and not solved]
     assert stalled and all(options[i + 1] == (1, 1) for i in stalled)
+    assert all(option[1] == 1 for option in options[1:])
     assert racer.master.solver.getOptionValue("simplex_dual_edge_weight_strategy")[1] == -1
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))

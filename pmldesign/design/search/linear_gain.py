@@ -328,18 +328,18 @@ class RestrictedMaster:
         solved = False
         interrupted = self.highspy.HighsModelStatus.kInterrupt
         dual, self.dual_first = self.dual_first, False
-        if dual:  # a crossover's dual feasible basis (:meth:`start`): dual simplex, no presolve
-            solver.setOptionValue("presolve", "off")
-            self._dual_from_basis()
-        elif self.rounds:  # the previous basis stays primal feasible: primal simplex, no presolve
-            solver.setOptionValue("presolve", "off")
+        if dual or self.rounds:
+            self._warm()
+        if dual:  # a crossover's dual feasible basis (:meth:`start`): dual simplex
+            solver.setOptionValue("simplex_strategy", 1)
+        elif self.rounds:  # the previous basis stays primal feasible: primal simplex
             solver.setOptionValue("simplex_strategy", 4)
             self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
             solved = self._run()
             if solved:
                 self.slowest = max(self.slowest, time.perf_counter() - start)
-            else:  # stalled: dual simplex from the basis reached (no presolve)
-                self._dual_from_basis()
+            else:  # stalled: dual simplex from the basis reached
+                solver.setOptionValue("simplex_strategy", 1)
         if not solved and time.perf_counter() < end and not self._stopped():
             self._limit(end - time.perf_counter())
             solved = self._run()
@@ -431,18 +431,19 @@ class RestrictedMaster:
         self.solved -= drop.size
         return outputs[drop]
 
-    def _dual_from_basis(self) -> None:
-        """The next run is dual simplex from the basis at hand, with Devex edge weights: HiGHS's
-        default, dual steepest edge, first computes exact weights for every basic row (a solve
-        each, before the first iteration and without looking at its time limit). Measured
-        (issue 12, uniform prior, |x - y|): after the crossover at N = 1000, eps = 4 (840
-        outputs, 841,840 rows) 120 s and no iteration within a 30 s limit, where Devex met the
-        limit (a design with ``time_limit=150`` returned after 208 s); at N = 400, eps = 3
-        (164 outputs, 66,164 rows) the solve took 1.68 s, with Devex 0.46 s. Whole designs at
-        N = 400 (eps 3 and 4, uniform and Dirichlet(5) priors, fixed and ball, |x - y|,
-        (x - y)^2 and random gains, 24 instances alternating in one process): 132.5 -> 133.2 s,
-        0.72-1.23 each (BENCHMARKS.md, "Devex after a crossover")."""
-        self.solver.setOptionValue("simplex_strategy", 1)
+    def _warm(self) -> None:
+        """Options of every run from a basis at hand (a crossover's, the previous round's): no
+        presolve, and Devex edge weights for dual simplex (after a crossover, or after a primal
+        round that stalled). HiGHS's default, dual steepest edge, first computes exact weights
+        for every basic row (a solve each, before the first iteration and without looking at
+        its time limit), and HiGHS takes the option at the first run after the model changed:
+        set only before the dual run that follows a stalled primal one, it was not used.
+        Measured (issue 12, uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
+        (840 outputs, 841,840 rows) 116-120 s and no iteration within a 30 s limit, where Devex
+        met the limit (a design with ``time_limit=150`` returned after 198-208 s); at N = 400,
+        eps = 3 (164 outputs, 66,164 rows) the solve took 1.68 s, with Devex 0.46 s. Whole
+        designs at N = 400 (BENCHMARKS.md, "Devex after a crossover")."""
+        self.solver.setOptionValue("presolve", "off")
         self.solver.setOptionValue("simplex_dual_edge_weight_strategy", 1)
 
     def _run(self) -> bool:
