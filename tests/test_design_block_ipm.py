@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import threading
 import time
 
 import exact_oracle
@@ -259,3 +260,30 @@ def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch)
     assert racer.master.solver.getOptionValue("simplex_dual_edge_weight_strategy")[1] == -1
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
+
+
+def test_an_interior_racer_stopped_by_its_rival_starts_no_crossover(monkeypatch):
+    # the rival proves its optimum while the interior point runs: however close the point got,
+    # the racer ends without HiGHS's crossover (which no cancel reaches: at N = 1000 one kept a
+    # design waiting 193 s after the rival was done)
+    n = 30
+    prior, gain = _problem(n, "random")
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, 1.0, 0.0, n)
+    stop = threading.Event()
+    point = block_ipm.interior_point(weights, cone)
+    assert point.gap < linear_gain.INTERIOR_GAP
+
+    def stopped(*args, **kwargs):
+        stop.set()
+        return point
+
+    crossovers = []
+    monkeypatch.setattr(linear_gain, "interior_point", stopped)
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "start",
+                        lambda master, *args: crossovers.append(args))
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               stop, interior=True)
+    racer.run(math.inf, math.inf, stop, [])
+    assert not crossovers
+    assert racer.search.status == "stopped" and not racer.search.solved
