@@ -10,13 +10,14 @@ import time
 import exact_oracle
 import numpy as np
 import pytest
-from design_checks import problem
+from design_checks import assert_matches_compact, problem
 from threadpoolctl import threadpool_info
 
 import pmldesign as pml
 from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import bound, make_cone
 
+api = importlib.import_module("pmldesign.design.api")
 block_ipm = importlib.import_module("pmldesign.design.search.block_ipm")
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 
@@ -97,6 +98,13 @@ def test_the_best_point_is_returned_when_rounding_stalls_the_run(monkeypatch):
     assert point.gap < 1e-9 and abs(value - reference) <= 1e-9 * abs(reference)
 
 
+@pytest.fixture
+def crossover(monkeypatch):
+    """Interior racers never end at their point (:func:`linear_gain._interior_finish`): they go
+    on to the crossover and output generation, the path these tests are about."""
+    monkeypatch.setattr(linear_gain, "_interior_finish", lambda *args: None)
+
+
 def _interior_racer(n: int, kind: str):
     """An interior racer run alone to the end at eps = 1, and the compact LP's optimum."""
     prior, gain = _problem(n, kind)
@@ -109,7 +117,7 @@ def _interior_racer(n: int, kind: str):
 
 
 @pytest.mark.parametrize("kind", ["square", "random"])
-def test_the_interior_racer_restarts_at_the_optimum(kind):
+def test_the_interior_racer_restarts_at_the_optimum(crossover, kind):
     racer, reference = _interior_racer(40, kind)
     scale = max(1.0, abs(reference))
     assert racer.interior and racer.master.scaled
@@ -119,7 +127,7 @@ def test_the_interior_racer_restarts_at_the_optimum(kind):
     assert racer.master.rounds <= 3  # crossover, then at most a round or two
 
 
-def test_a_dual_feasible_crossover_basis_starts_dual_simplex(monkeypatch):
+def test_a_dual_feasible_crossover_basis_starts_dual_simplex(crossover, monkeypatch):
     # N = 60, uniform prior, random gain, eps = 3: the crossover from the interior point leaves
     # a basis that is dual feasible and not primal feasible; the first solve from it is dual
     # simplex (strategy 1) with Devex edge weights (1: steepest edge first computes exact
@@ -224,7 +232,7 @@ def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch)
     assert len(calls) == 3 and point.steps <= 2 and point.gap > 1e-8
 
 
-def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch):
+def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(crossover, monkeypatch):
     # every warm round is cut at once (PRIMAL_STALL = 0, PRIMAL_MIN tiny) and goes on with dual
     # simplex from the basis reached, with Devex weights (steepest edge would first compute
     # exact weights outside the time limit: 120 s at 841,840 rows, issue 12), set from the
@@ -262,6 +270,86 @@ def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(monkeypatch)
     assert abs(racer.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
 
 
+@pytest.mark.parametrize("kind", ["absolute", "square", "random"])
+@pytest.mark.parametrize("radius_share", [0.0, 0.5])
+def test_an_interior_racer_ends_at_its_point_when_that_is_within_the_gap(kind, radius_share):
+    # uniform prior at eps = 3 (the degenerate optima where the crossover and the simplex after
+    # it took most of the time): the point as a mechanism, less its repair's estimated cost,
+    # meets the certified bound at its multipliers; no master is solved
+    n, eps = 60, 3.0
+    prior, gain = np.full(n, 1.0 / n), _problem(n, kind)[1]
+    radius = radius_share * prior.min()
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, eps, radius, n)
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, interior=True)
+    racer.run(math.inf, math.inf, None, [])
+    reference = solve_compact(weights, prior, eps, radius, None, "simplex").value
+    scale = max(1.0, abs(reference))
+    assert racer.finished is not None and racer.master.rounds == 0
+    mechanism, value = racer.finished
+    assert racer.search.status == "optimal" and racer.search.value == value
+    assert np.array_equal(racer.mechanism(), mechanism)
+    assert abs(value - reference) <= 1e-9 * scale
+    assert racer.search.upper_bound >= reference - 1e-12 * scale
+    assert linear_gain._name(racer).startswith("an interior point")
+
+
+@pytest.mark.parametrize("kind", ["absolute", "random"])
+def test_a_design_that_ends_at_the_interior_point_is_exact_and_says_so(monkeypatch, kind):
+    # the scaled racer waits until the interior racer is done (it is then stopped): the
+    # design is the interior point repaired and certified, optimal against the compact LP
+    monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
+    monkeypatch.setattr(linear_gain, "INTERIOR_MIN", 2)
+    monkeypatch.setattr(linear_gain, "_cores", lambda: 2)
+    solve = linear_gain.RestrictedMaster.solve
+
+    def wait(master, seconds):
+        assert master.stop.wait(60.0), "the interior racer never finished"
+        return solve(master, seconds)
+
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", wait)
+    n, eps = 60, 3.0
+    prior, gain = np.full(n, 1.0 / n), _problem(n, kind)[1]
+    result = pml.design(prior, eps, gain=gain)
+    assert result.method.startswith("compact LP over every output: an interior point")
+    assert "raced against HiGHS" in result.method
+    assert_matches_compact(result, prior, gain, eps, 0.0)
+
+
+@pytest.mark.parametrize("radius_share", [0.0, 0.5])
+def test_the_repair_costs_at_most_its_estimate(radius_share):
+    # an interior point's mechanism with one column pushed over its cap (a share of its entries
+    # below the largest moved to another column, so rows stay stochastic): the finalisation's
+    # repair takes no more value than repair_cost says, and the finish is refused once that
+    # cost leaves the gap
+    n, eps = 30, 1.0
+    prior, gain = _problem(n, "square")
+    radius = radius_share * prior.min()
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, eps, radius, n)
+    point = block_ipm.interior_point(weights, cone)
+    upper_bound = bound(point.multipliers, linear_gain.section_prices(
+        point.multipliers, weights, cone), weights, cone)
+    assert linear_gain._interior_finish(point, weights, cone, upper_bound) is not None
+    clean = linear_gain.clean(point.mechanism(), ldp=False, labelled=True)
+    column, other = np.argsort(-clean.sum(axis=0))[:2]
+    below = clean[:, column] < clean[:, column].max()
+    for push in (1e-9, 1e-6, 1e-3, 1e-1):
+        mechanism = clean.copy()
+        moved = push * mechanism[below, column]
+        mechanism[below, column] -= moved
+        mechanism[below, other] += moved
+        value = float(np.sum(weights * mechanism))
+        cost = linear_gain.repair_cost(mechanism, value, weights, cone)
+        final = api._finalize_labelled(mechanism, prior, eps, radius, False, None, gain)
+        assert exact_oracle.within(final.mechanism, prior, eps, radius)
+        assert value - float(np.sum(weights * final.mechanism)) <= cost
+        assert cost > 0.0
+    too_far = upper_bound + 2 * linear_gain.FINISH * linear_gain.CLOSE * linear_gain.GAP
+    assert linear_gain._interior_finish(point, weights, cone, too_far) is None
+
+
 def test_an_interior_racer_stopped_by_its_rival_starts_no_crossover(monkeypatch):
     # the rival proves its optimum while the interior point runs: however close the point got,
     # the racer ends without HiGHS's crossover (which no cancel reaches: at N = 1000 one kept a
@@ -285,5 +373,5 @@ def test_an_interior_racer_stopped_by_its_rival_starts_no_crossover(monkeypatch)
     racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
                                stop, interior=True)
     racer.run(math.inf, math.inf, stop, [])
-    assert not crossovers
+    assert not crossovers and racer.finished is None
     assert racer.search.status == "stopped" and not racer.search.solved

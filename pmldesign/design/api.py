@@ -789,7 +789,9 @@ def _output_generation(weights: np.ndarray, cone, prior: np.ndarray,
     solution = solve_linear_gain(weights, cone, time_limit)
     method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
               f"outputs ({solution.solver}, {solution.rounds} "
-              f"round{'s' if solution.rounds != 1 else ''})")
+              f"round{'s' if solution.rounds != 1 else ''})" if solution.rounds else
+              f"compact LP over every output: {solution.solver} ({solution.outputs} of "
+              f"{len(prior)} outputs carry mass)")
     if coarse is None or solution.status == "optimal":
         return solution.mechanism, solution.upper_bound, method, solution.status
     upper_bound = min(solution.upper_bound, coarse.upper_bound)

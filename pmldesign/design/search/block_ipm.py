@@ -99,6 +99,15 @@ class InteriorPoint:
         """Per output: the probability it gets, ``sum_x e[y, x] + N l[y]``."""
         return self.excess.sum(axis=1) + self.excess.shape[1] * self.low
 
+    def mechanism(self) -> np.ndarray:
+        """The point as an N x N matrix, as a solver returns one: ``P(y|x) = l[y] + e[y, x]``
+        over its outputs, 0 elsewhere (rows sum to 1 within the residuals, entries may be
+        slightly negative: :func:`.repair.clean` cleans it like any solver output)."""
+        n = self.excess.shape[1]
+        mechanism = np.zeros((n, n))
+        mechanism[:, self.outputs] = (self.excess + self.low[:, None]).T
+        return mechanism
+
 
 class _Lp:
     """The LP's data and its matrix as operators (module docstring) on flat vectors: primal

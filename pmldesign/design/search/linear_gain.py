@@ -24,13 +24,14 @@ the smaller master, so the next round starts from it with fewer rows to carry.
 Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and the first optimum
 stops the other. The first is HiGHS's scaled master from the best single output. The second is,
 from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
-interior point of the compact LP over every output (:mod:`.block_ipm`), then HiGHS's crossover
-from it on the outputs it uses (:meth:`RestrictedMaster.start`, within the time left) and output
-generation from that basis (dual simplex first when the basis is only dual feasible), with the
-interior point's exactly priced bound. Near eps_max (:data:`DENSE_START`, up to
-:data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master over every output from the
-start and without presolve, and (below :data:`DENSE_MASTER`) the first is the interior racer.
-Both start with the first. Elsewhere (more than
+interior point of the compact LP over every output (:mod:`.block_ipm`), with the interior
+point's exactly priced bound; it ends there when the point itself, as a mechanism, is within the
+gap of that bound (:data:`FINISH`), else HiGHS's crossover from it on the outputs it uses
+(:meth:`RestrictedMaster.start`, within the time left) and output generation from that basis
+(dual simplex first when the basis is only dual feasible) follow. Near eps_max
+(:data:`DENSE_START`, up to :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master
+over every output from the start and without presolve, and (below :data:`DENSE_MASTER`) the
+first is the interior racer. Both start with the first. Elsewhere (more than
 :data:`INTERIOR_MAX` outputs), or when the interior point does not converge, the second racer is
 the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
 paths on these degenerate LPs and neither is faster on every instance), which joins only when
@@ -57,6 +58,7 @@ from .._highs import cost_unit, new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone, FeasibleSet
+from ..repair import MIX_PRECISION, clean
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
@@ -144,6 +146,17 @@ INTERIOR_MAX = 1200
 #: for the others.
 CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
+#: An interior racer ends at its interior point, with neither crossover nor simplex, when the
+#: point as a mechanism (:meth:`.InteriorPoint.mechanism`, cleaned), less what its repair may
+#: cost (:func:`repair_cost`, an upper estimate), is within ``FINISH`` times the exactness gap
+#: (``CLOSE * GAP`` of ``max(1, |value|)``, that of :func:`pmldesign.design`) of the certified
+#: bound at the point's multipliers: the rest is left to the certificates' outward rounding.
+#: On the degenerate optima of distortions on a uniform prior, where the point sits in the
+#: middle of a large optimal face, the crossover and the simplex after it took most of the time
+#: (issue 12, uniform prior: N = 400, |x - y| at eps 3, 7.4 s in all of which the interior
+#: point took 4.4 s; its point cleaned and finalised needed no repair and was 6.2e-11 below the
+#: bound; N = 1000, (x - y)^2 at eps 2 ended at its interior point, 2.2e-12 below the bound).
+FINISH = 0.9
 #: Near eps_max most outputs carry mass at the optimum and the compact LP over every output is
 #: easy, so from :data:`RACE_MIN` to ``DENSE_MAX`` outputs, when the cone's budget
 #: ``(b + d) / a`` is at least ``DENSE_START`` times N (with ``d >= 0`` every mechanism in the
@@ -631,14 +644,14 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     # the last LP's duals (a vertex of it)
     multipliers = next((r.central for r in racers if r.central is not None), None)
     if winner.search.solved:
-        mechanism, value = winner.master.mechanism(), winner.search.value
+        mechanism, value = winner.mechanism(), winner.search.value
         multipliers = winner.master.duals if multipliers is None else multipliers
     closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
     status = "optimal" if winner.search.status == "optimal" or closed else (
         winner.search.status if winner.search.status != "stopped" else "time limit")
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
-        outputs=len(winner.master.outputs), rounds=winner.master.rounds, multipliers=multipliers,
+        outputs=winner.outputs(), rounds=winner.master.rounds, multipliers=multipliers,
         solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
                                 if len(racers) == 2 else ""),
     )
@@ -706,7 +719,49 @@ def _diagonal(candidate: Candidate, value: float, upper_bound: float,
                           rounds=0, solver=candidate.name)
 
 
+def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
+                     upper_bound: float) -> tuple[np.ndarray, float] | None:
+    """The interior point as a mechanism, cleaned as the finalisation cleans solver output
+    (:func:`.repair.clean`), and its value, when that value less what its repair may cost
+    (:func:`repair_cost`) is within :data:`FINISH` of the exactness gap of ``upper_bound``; else
+    ``None``. The finalisation decides exactness on the mechanism it returns either way."""
+    try:
+        mechanism = clean(point.mechanism(), ldp=cone.b == 0.0, labelled=True)
+    except SolverError:  # rows further from 1 than the finalisation accepts
+        return None
+    value = float(np.einsum("xy,xy->", weights, mechanism))
+    cost = repair_cost(mechanism, value, weights, cone)
+    if upper_bound - (value - cost) > FINISH * CLOSE * GAP * max(1.0, abs(value)):
+        return None
+    return mechanism, value
+
+
+def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: Cone) -> float:
+    """An upper estimate of the value that the repair (:func:`.repair.finalize`) takes from
+    ``mechanism`` (of value ``value``) to bring its columns into ``cone``; ``inf`` when mixing
+    cannot.
+
+    The repair mixes in ``1 q^T`` (or cuts columns to their caps, when that costs less): a
+    column ``c`` over its cap by ``v = a max c - b <nu, c> - d min c > 0`` needs
+    ``t >= v / (v + q (b + d - a))`` with ``q = <nu, c>`` (all three terms move to ``q``
+    linearly in ``t``), and mixing by ``t`` costs ``t`` times the value above that of ``1 q^T``.
+    The repair's search ends within :data:`.repair.MIX_PRECISION` above the weight it needs, so
+    the estimate takes ``1 + MIX_PRECISION`` times the largest such ``t`` (a box's repair mixes
+    with its reference's ``q``, not ``nu``'s: there the estimate is approximate).
+    """
+    mass = cone.nu @ mechanism
+    over = cone.a * mechanism.max(axis=0) - cone.b * mass - cone.d * mechanism.min(axis=0)
+    room = (cone.b + cone.d - cone.a) * mass
+    bad = over > 0.0
+    if (room[bad] <= 0.0).any():
+        return math.inf
+    mixing = (1.0 + MIX_PRECISION) * float((over[bad] / (over[bad] + room[bad])).max(initial=0.0))
+    return mixing * abs(value - float(mass @ weights.sum(axis=0)))
+
+
 def _name(racer: _Racer) -> str:
+    if racer.finished is not None:
+        return "an interior point over every output, its point within the gap (no crossover)"
     name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
     if racer.dense:
         return name + " on every output"
@@ -716,7 +771,9 @@ def _name(racer: _Racer) -> str:
 class _Racer:
     """One output generation (master, pricer, its :class:`.engine.Search` or error); an
     ``interior`` racer first finds an interior point over every output (:mod:`.block_ipm`) and
-    starts from the outputs it uses, at the basis of its crossover, with its certified bound."""
+    ends there when that point is within the gap of its certified bound
+    (:func:`_interior_finish`), else starts from the outputs it uses, at the basis of its
+    crossover, with its certified bound."""
 
     def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
                  stop: threading.Event | None, interior: bool = False,
@@ -729,6 +786,19 @@ class _Racer:
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
         self.central: np.ndarray | None = None  # an interior racer's converged multipliers
+        #: an interior racer's point as the mechanism and its value (:func:`_interior_finish`)
+        self.finished: tuple[np.ndarray, float] | None = None
+
+    def mechanism(self) -> np.ndarray:
+        """The racer's mechanism: its interior point's, when it finished there, else the
+        master's last."""
+        return self.master.mechanism() if self.finished is None else self.finished[0]
+
+    def outputs(self) -> int:
+        """Outputs of that mechanism: those carrying mass, or the master's."""
+        if self.finished is None:
+            return len(self.master.outputs)
+        return int(np.count_nonzero(self.finished[0].max(axis=0) > 0))
 
     def run(self, deadline: float, fallback: float, stop: threading.Event | None,
             rivals: list[_Racer]) -> None:
@@ -738,8 +808,12 @@ class _Racer:
             elif self.dense:  # in this thread: the other racer starts at once
                 self.pricer.chosen[:] = True
                 self.master.add(np.arange(self.weights.shape[0]))
-            self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
-                                            relative=True, stop=stop, enough=CLOSE)
+            if self.finished is not None:  # at the interior point (:func:`_interior_finish`)
+                value = self.finished[1]
+                self.search = Search(value, max(fallback, value), "optimal", 1)
+            else:
+                self.search = column_generation(self.master, self.pricer, deadline, fallback,
+                                                GAP, relative=True, stop=stop, enough=CLOSE)
         except BaseException as error:  # noqa: BLE001 - handed to the calling thread by _race
             self.error = error
             if stop is None:
@@ -751,11 +825,11 @@ class _Racer:
                 rival.master.cancel()
 
     def _start(self, deadline: float, stop: threading.Event | None) -> float:
-        """Start the master at an interior point (class docstring); returns the certified bound
-        at its multipliers; ``inf`` when the rival stopped it (nothing more is done), or when the
-        point did not reach :data:`INTERIOR_GAP`: the master then starts from the best single
-        output, without HiGHS's scaling unless the deadline stopped it (the racer it
-        replaced)."""
+        """Start the master at an interior point (class docstring), or end there
+        (:attr:`finished`, :func:`_interior_finish`); returns the certified bound at its
+        multipliers; ``inf`` when the rival stopped it (nothing more is done), or when the point
+        did not reach :data:`INTERIOR_GAP`: the master then starts from the best single output,
+        without HiGHS's scaling unless the deadline stopped it (the racer it replaced)."""
         point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop)
         if stop is not None and stop.is_set():
             # the rival is done: no crossover (it cannot be cancelled, and one from a point
@@ -770,6 +844,9 @@ class _Racer:
             return math.inf
         upper_bound = certified_bound(point.multipliers, self.weights, self.cone)
         self.central = point.multipliers
+        self.finished = _interior_finish(point, self.weights, self.cone, upper_bound)
+        if self.finished is not None:
+            return upper_bound
         chosen = np.flatnonzero(point.mass() > CHOOSE * self.weights.shape[0])
         self.pricer.chosen[:] = False
         self.pricer.chosen[chosen] = True
