@@ -18,6 +18,7 @@ from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import bound, make_cone
 
 api = importlib.import_module("pmldesign.design.api")
+repair = importlib.import_module("pmldesign.design.repair")
 block_ipm = importlib.import_module("pmldesign.design.search.block_ipm")
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 
@@ -375,3 +376,22 @@ def test_an_interior_racer_stopped_by_its_rival_starts_no_crossover(monkeypatch)
     racer.run(math.inf, math.inf, stop, [])
     assert not crossovers and racer.finished is None
     assert racer.search.status == "stopped" and not racer.search.solved
+
+
+@pytest.mark.parametrize("radius_share", [0.0, 0.5])
+def test_the_cap_levels_are_the_repairs(radius_share):
+    # the levels of repair_cost's cut estimate (sorted entries, a root per column) equal the
+    # repair's own (bisection, rounded inward) on random columns pushed over their caps
+    n, eps = 25, 1.0
+    prior, _ = _problem(n, "random")
+    radius = radius_share * prior.min()
+    cone = make_cone(prior, eps, radius, n)
+    rng = np.random.default_rng(3)
+    columns = rng.random((n, 40)) ** 3
+    columns[rng.integers(0, n, 40), np.arange(40)] += rng.random(40) * 4
+    a, b, d = repair.cap_rows(prior, eps, radius, False)
+    over = (a[0] * columns.max(axis=0) - b[0] @ columns - d[0] * columns.min(axis=0)) > 0
+    assert over.sum() >= 20
+    mine = linear_gain._cap_levels(columns[:, over], cone)
+    theirs = repair._levels(columns[:, over], a, b, d)
+    assert np.allclose(mine, theirs, rtol=1e-12, atol=0.0)

@@ -738,25 +738,67 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
 
 def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: Cone) -> float:
     """An upper estimate of the value that the repair (:func:`.repair.finalize`) takes from
-    ``mechanism`` (of value ``value``) to bring its columns into ``cone``; ``inf`` when mixing
-    cannot.
+    ``mechanism`` (of value ``value``) to bring its columns into ``cone``: the smaller of the
+    estimates for its two ways, of which it keeps the better; ``inf`` when neither applies.
 
-    The repair mixes in ``1 q^T`` (or cuts columns to their caps, when that costs less): a
-    column ``c`` over its cap by ``v = a max c - b <nu, c> - d min c > 0`` needs
-    ``t >= v / (v + q (b + d - a))`` with ``q = <nu, c>`` (all three terms move to ``q``
-    linearly in ``t``), and mixing by ``t`` costs ``t`` times the value above that of ``1 q^T``.
-    The repair's search ends within :data:`.repair.MIX_PRECISION` above the weight it needs, so
-    the estimate takes ``1 + MIX_PRECISION`` times the largest such ``t`` (a box's repair mixes
-    with its reference's ``q``, not ``nu``'s: there the estimate is approximate).
+    Mixing in ``1 q^T``: a column ``c`` over its cap by ``v = a max c - b <nu, c> - d min c > 0``
+    needs ``t >= v / (v + q (b + d - a))`` with ``q = <nu, c>`` (all three terms move to ``q``
+    linearly in ``t``), and mixing by ``t`` costs ``t`` times the value above that of ``1 q^T``;
+    the repair's search ends within :data:`.repair.MIX_PRECISION` above the weight it needs (a
+    box's repair mixes with its reference's ``q``, not ``nu``'s: there the estimate is
+    approximate). Cutting each column over its cap to its highest feasible level ``L``
+    (:func:`_cap_levels`) moves ``(c_x - L)^+`` within row x, which costs at most that times
+    ``W[x, y] - min_y' W[x, y']``, when every row has room for it below its columns' largest
+    entries (else the repair only mixes). Both are taken ``1 + MIX_PRECISION`` times.
     """
     mass = cone.nu @ mechanism
-    over = cone.a * mechanism.max(axis=0) - cone.b * mass - cone.d * mechanism.min(axis=0)
-    room = (cone.b + cone.d - cone.a) * mass
-    bad = over > 0.0
-    if (room[bad] <= 0.0).any():
-        return math.inf
-    mixing = (1.0 + MIX_PRECISION) * float((over[bad] / (over[bad] + room[bad])).max(initial=0.0))
-    return mixing * abs(value - float(mass @ weights.sum(axis=0)))
+    top, low = mechanism.max(axis=0), mechanism.min(axis=0)
+    over = cone.a * top - cone.b * mass - cone.d * low
+    bad = np.flatnonzero(over > 0.0)
+    if not bad.size:
+        return 0.0
+    scale = 1.0 + MIX_PRECISION
+    room = (cone.b + cone.d - cone.a) * mass[bad]
+    mixing = math.inf
+    if (room > 0.0).all():
+        mixing = scale * float((over[bad] / (over[bad] + room)).max()) * abs(
+            value - float(mass @ weights.sum(axis=0)))
+    columns = mechanism[:, bad]
+    levels = _cap_levels(columns, cone)[None, :]
+    moved = np.maximum(columns - levels, 0.0)
+    # room below each column's largest entry, the cut columns' at their levels
+    space = (np.maximum(top[None, :] - mechanism, 0.0).sum(axis=1)
+             - np.maximum(top[bad][None, :] - columns, 0.0).sum(axis=1)
+             + (levels - np.minimum(columns, levels)).sum(axis=1))
+    if (moved.sum(axis=1) > space).any():
+        return mixing
+    loss = (weights[:, bad] - weights.min(axis=1, keepdims=True)) * moved
+    return min(mixing, scale * float(loss.sum()))
+
+
+def _cap_levels(columns: np.ndarray, cone: Cone) -> np.ndarray:
+    """For each column c over its cap, the highest level ``L`` at which ``min(c, L)`` meets
+    ``a max <= b <nu, .> + d min c``: ``g(L) = b <nu, min(c, L)> + d min c - a L`` is concave
+    and piecewise linear between the sorted entries ``s_1 >= s_2 >= ...``, with
+    ``g(s_j) = b (s_j A_j + B_j) + d min c - a s_j`` (``A_j`` the weight ``nu`` of the ``j``
+    largest entries, ``B_j`` the weighted sum of the others), ``g(min c) >= 0`` and
+    ``g(s_1) < 0``; the root lies on the segment below the first ``s_j`` with ``g(s_j) < 0``
+    counted from the bottom, where the top set is fixed. (The repair finds the same level by
+    bisection, rounded inward: :func:`.repair.cut_to_caps`.)"""
+    order = np.argsort(-columns, axis=0)
+    s = np.take_along_axis(columns, order, axis=0)
+    weight = cone.nu[order]
+    above = np.cumsum(weight, axis=0)  # A_j
+    below = (weight * s).sum(axis=0)[None, :] - np.cumsum(weight * s, axis=0)  # B_j
+    low = columns.min(axis=0)
+    g = cone.b * (s * above + below) + cone.d * low[None, :] - cone.a * s
+    # the number of top entries above the level: the largest j with g(s_j) < 0
+    count = (g < 0.0).shape[0] - np.argmax((g < 0.0)[::-1], axis=0)
+    j = np.arange(columns.shape[1])
+    a_top, b_rest = above[count - 1, j], below[count - 1, j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        level = (cone.b * b_rest + cone.d * low) / (cone.a - cone.b * a_top)
+    return np.where(np.isfinite(level), np.clip(level, low, s[0]), low)
 
 
 def _name(racer: _Racer) -> str:
