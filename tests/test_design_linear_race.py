@@ -125,6 +125,66 @@ def test_a_time_limited_race_returns_a_certified_mechanism(racing):
     assert exact_oracle.within(result.mechanism, prior, 1.0)
 
 
+def _wait_for_threads(count: int) -> None:
+    """Until the racers left behind have ended (each ends at the time limit it was given)."""
+    end = time.monotonic() + 30.0
+    while threading.active_count() > count and time.monotonic() < end:
+        time.sleep(0.05)
+    assert threading.active_count() == count
+
+
+def test_racers_past_their_time_are_left_behind(racing, monkeypatch):
+    """A HiGHS phase that reads no time limit (here: every solve first sleeps 3 s) does not hold
+    the design: at ``LEFT_BEHIND`` of the solver's time past its deadline and ``CANCEL_WAIT``
+    after the cancel, both racers are left behind; the best single output and the fallback's
+    bound are returned, certified."""
+    original = linear_gain.RestrictedMaster.solve
+
+    def slow(self, seconds):
+        time.sleep(3.0)
+        return original(self, seconds)
+
+    monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", slow)
+    prior, gain = _problem(30, "random")
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, 1.0, 0.0, 30)
+    before = threading.active_count()
+    start = time.monotonic()
+    solution = linear_gain.solve_linear_gain(weights, cone, 1.0)
+    took = time.monotonic() - start
+    left = 1.0 + linear_gain.LEFT_BEHIND * 1.0 + linear_gain.CANCEL_WAIT
+    assert left - 0.01 <= took < left + 0.5 < 3.0
+    assert solution.status == "time limit"
+    assert "left running at the time limit" in solution.solver
+    best = linear_gain.best_single_output(weights)
+    assert np.array_equal(solution.mechanism, best[0]) and solution.value == best[1]
+    reference = solve_compact(weights, prior, 1.0, 0.0, None, "simplex")
+    assert solution.upper_bound >= reference.value
+    _wait_for_threads(before)
+
+
+def test_a_racer_past_its_time_does_not_hold_its_rivals_optimum(racing, monkeypatch):
+    """The unscaled rival sleeps 3 s in a solve; the scaled racer proves its optimum at once:
+    the design returns it once the rival is left behind, within the time limit's allowance, not
+    after the rival's sleep."""
+    def slow(master, seconds, run):
+        time.sleep(3.0)
+        return run(master, seconds)
+
+    _rival_starts(monkeypatch, slow)
+    prior, gain = _problem(30, "random")
+    weights = prior[:, None] * gain
+    before = threading.active_count()
+    start = time.monotonic()
+    solution = linear_gain.solve_linear_gain(weights, make_cone(prior, 1.0, 0.0, 30), 1.0)
+    assert time.monotonic() - start < 1.0 + linear_gain.LEFT_BEHIND + linear_gain.CANCEL_WAIT + 0.5
+    reference = solve_compact(weights, prior, 1.0, 0.0, None, "simplex")
+    assert solution.status == "optimal"
+    assert abs(solution.value - reference.value) <= 1e-9 * max(1.0, abs(reference.value))
+    assert "raced against a racer left running at the time limit" in solution.solver
+    _wait_for_threads(before)
+
+
 def test_when_the_scaled_racer_fails_early_the_unscaled_one_starts(monkeypatch):
     monkeypatch.setattr(linear_gain, "RACE_MIN", 2)
     monkeypatch.setattr(linear_gain, "RACE_LATE", 60.0)  # not late: started by the failure

@@ -190,6 +190,16 @@ DENSE_MAX = 200
 #: to 0.92; N = 200, eps 3.6, 4 and 5, 36 instances, totals 28.5 -> 21.5 s (random at eps 3.6
 #: on fixed priors 2.2-2.7 -> 0.8 s).
 DENSE_MASTER = 0.5
+#: Under a time limit, a racer still running ``LEFT_BEHIND`` times the solver's time after its
+#: deadline, and :data:`CANCEL_WAIT` seconds after it was cancelled, is left behind: the design
+#: returns without it (its thread ends by itself, at the time limit it already has, once HiGHS
+#: reads it again), keeping only its certified bound. Some HiGHS phases read no time limit: a
+#: solve after the crossover on a master of 918,000 rows was given 37.6 s and returned after
+#: 64 s with 4 iterations (issue 12, N = 1000, uniform prior, |x - y| at eps 3; the solver's
+#: 240 s became 266.7 s). :func:`pmldesign.design` gives the solver 0.8 of ``time_limit``: this
+#: keeps at least half of the rest for the finalisation.
+LEFT_BEHIND = 0.125
+CANCEL_WAIT = 0.5
 
 
 class RestrictedMaster:
@@ -635,23 +645,29 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
     # its certificate: u = max_y W[x, y] has h_y(u) <= 0 for every y
     mechanism, value = best_single_output(weights)
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
-    racers = _race(weights, cone, deadline, fallback, n >= RACE_MIN and _cores() >= 2)
-    solved = [r for r in racers if r.search.solved]
+    racers = _race(weights, cone, deadline, fallback, n >= RACE_MIN and _cores() >= 2,
+                   deadline + LEFT_BEHIND * (deadline - start))
+    done = [r for r in racers if not r.left_behind]
+    solved = [r for r in done if r.search.solved]
     winner = max(solved, key=lambda r: (r.search.status == "optimal", r.search.value),
-                 default=racers[0])
-    upper_bound = min(r.search.upper_bound for r in racers)
+                 default=(done or racers)[0])
+    upper_bound = min([fallback] + [r.bound if r.left_behind else r.search.upper_bound
+                                    for r in racers])
     # row-sum multipliers: an interior point's (central in the optimal face of the duals), else
     # the last LP's duals (a vertex of it)
     multipliers = next((r.central for r in racers if r.central is not None), None)
-    if winner.search.solved:
-        mechanism, value = winner.mechanism(), winner.search.value
+    search = Search(value, upper_bound, "time limit", 0) if winner.left_behind else winner.search
+    if search.solved:
+        mechanism, value = winner.mechanism(), search.value
         multipliers = winner.master.duals if multipliers is None else multipliers
     closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
-    status = "optimal" if winner.search.status == "optimal" or closed else (
-        winner.search.status if winner.search.status != "stopped" else "time limit")
+    status = "optimal" if search.status == "optimal" or closed else (
+        search.status if search.status != "stopped" else "time limit")
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
-        outputs=winner.outputs(), rounds=winner.master.rounds, multipliers=multipliers,
+        outputs=1 if winner.left_behind else winner.outputs(),
+        rounds=0 if winner.left_behind else winner.master.rounds,
+        multipliers=multipliers,
         solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
                                 if len(racers) == 2 else ""),
     )
@@ -802,6 +818,8 @@ def _cap_levels(columns: np.ndarray, cone: Cone) -> np.ndarray:
 
 
 def _name(racer: _Racer) -> str:
+    if racer.left_behind:
+        return "a racer left running at the time limit"
     if racer.finished is not None:
         return "an interior point over every output, its point within the gap (no crossover)"
     name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
@@ -830,6 +848,10 @@ class _Racer:
         self.central: np.ndarray | None = None  # an interior racer's converged multipliers
         #: an interior racer's point as the mechanism and its value (:func:`_interior_finish`)
         self.finished: tuple[np.ndarray, float] | None = None
+        #: the certified bound at an interior racer's point (what is kept of a racer left
+        #: behind, :data:`LEFT_BEHIND`)
+        self.bound = math.inf
+        self.left_behind = False
 
     def mechanism(self) -> np.ndarray:
         """The racer's mechanism: its interior point's, when it finished there, else the
@@ -885,7 +907,7 @@ class _Racer:
             self.master.add(self.pricer.first)
             return math.inf
         upper_bound = certified_bound(point.multipliers, self.weights, self.cone)
-        self.central = point.multipliers
+        self.central, self.bound = point.multipliers, upper_bound
         self.finished = _interior_finish(point, self.weights, self.cone, upper_bound)
         if self.finished is not None:
             return upper_bound
@@ -905,12 +927,14 @@ def _rival(n: int, cone: Cone) -> str:
 
 
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
-          race: bool) -> list[_Racer]:
+          race: bool, left_behind: float = math.inf) -> list[_Racer]:
     """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
     second thread (a dense or interior racer at once, the unscaled master from
     :data:`RACE_LATE` seconds on or once the first failed), until one proves its optimum
     (:data:`RACE_MIN`); a dense racer's first rival is the interior racer below a budget of
-    :data:`DENSE_MASTER` times N. A racer's
+    :data:`DENSE_MASTER` times N. A racer whose thread still runs at ``left_behind``
+    (``time.monotonic()`` seconds) and :data:`CANCEL_WAIT` seconds after its cancel is marked
+    :attr:`_Racer.left_behind` and nothing of it but :attr:`_Racer.bound` may be read. A racer's
     :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
     raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
@@ -945,17 +969,24 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
                     threads[1].start()
             for thread in threads:
                 if thread.ident is not None:
-                    thread.join()
-    finally:  # e.g. KeyboardInterrupt: stop both
+                    thread.join(None if math.isinf(left_behind)
+                                else max(0.0, left_behind - time.monotonic()))
+    finally:  # e.g. KeyboardInterrupt, or a racer past its time: stop both
         stop.set()
         for racer in racers:
             racer.master.cancel()
+    cancelled = time.monotonic()
+    for racer, thread in zip(racers, threads, strict=True):
+        if thread.is_alive():
+            thread.join(max(0.0, cancelled + CANCEL_WAIT - time.monotonic()))
+            racer.left_behind = thread.is_alive()
     for racer in racers:  # a bug, an interrupt or memory: never swallowed
-        if racer.error is not None and not isinstance(racer.error, SolverError):
+        if (not racer.left_behind and racer.error is not None
+                and not isinstance(racer.error, SolverError)):
             raise racer.error
     racers = [r for r, thread in zip(racers, threads, strict=True) if thread.ident is not None]
-    if not any(r.search.solved for r in racers):
-        errors = [r.error for r in racers if r.error is not None]
+    if not any(r.search.solved for r in racers if not r.left_behind):
+        errors = [r.error for r in racers if r.error is not None and not r.left_behind]
         if errors:
             raise errors[0]
     return racers
