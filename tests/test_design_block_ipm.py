@@ -18,7 +18,6 @@ from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import bound, make_cone
 
 api = importlib.import_module("pmldesign.design.api")
-repair = importlib.import_module("pmldesign.design.repair")
 block_ipm = importlib.import_module("pmldesign.design.search.block_ipm")
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 
@@ -379,19 +378,59 @@ def test_an_interior_racer_stopped_by_its_rival_starts_no_crossover(monkeypatch)
 
 
 @pytest.mark.parametrize("radius_share", [0.0, 0.5])
-def test_the_cap_levels_are_the_repairs(radius_share):
-    # the levels of repair_cost's cut estimate (sorted entries, a root per column) equal the
-    # repair's own (bisection, rounded inward) on random columns pushed over their caps
-    n, eps = 25, 1.0
-    prior, _ = _problem(n, "random")
+def test_the_finish_cuts_columns_over_their_caps(radius_share):
+    # one column pushed over its cap by 1e-8 of its entries: mixing it back would cost more
+    # than the gap allows, the cut (the finalisation's own) far less; the finish returns the
+    # cut mechanism, exactly feasible, and its value
+    n, eps = 30, 1.0
+    prior, gain = _problem(n, "square")
     radius = radius_share * prior.min()
+    weights = prior[:, None] * gain
     cone = make_cone(prior, eps, radius, n)
-    rng = np.random.default_rng(3)
-    columns = rng.random((n, 40)) ** 3
-    columns[rng.integers(0, n, 40), np.arange(40)] += rng.random(40) * 4
-    a, b, d = repair.cap_rows(prior, eps, radius, False)
-    over = (a[0] * columns.max(axis=0) - b[0] @ columns - d[0] * columns.min(axis=0)) > 0
-    assert over.sum() >= 20
-    mine = linear_gain._cap_levels(columns[:, over], cone)
-    theirs = repair._levels(columns[:, over], a, b, d)
-    assert np.allclose(mine, theirs, rtol=1e-12, atol=0.0)
+    clean = linear_gain.clean(block_ipm.interior_point(weights, cone).mechanism(), ldp=False,
+                              labelled=True)
+    column, other = np.argsort(-clean.sum(axis=0))[:2]
+    below = clean[:, column] < clean[:, column].max()
+    pushed = clean.copy()
+    moved = 1e-8 * pushed[below, column]
+    pushed[below, column] -= moved
+    pushed[below, other] += moved
+    value = float(np.sum(weights * pushed))
+    allowed = linear_gain.FINISH * linear_gain.CLOSE * linear_gain.GAP * max(1.0, abs(value))
+    assert linear_gain.repair_cost(pushed, value, weights, cone) > allowed
+    assert not exact_oracle.within(pushed, prior, eps, radius)
+
+    class Point:
+        def mechanism(self):
+            return pushed
+
+    found = linear_gain._interior_finish(Point(), weights, cone, value)
+    assert found is not None
+    cut, cut_value = found
+    assert exact_oracle.within(cut, prior, eps, radius)
+    assert np.allclose(cut.sum(axis=1), 1.0, rtol=0.0, atol=1e-15)
+    assert abs(cut_value - float(np.sum(weights * cut))) <= 1e-15
+    assert 0.0 <= value - cut_value <= allowed
+    assert linear_gain._interior_finish(Point(), weights, cone, value + 2 * allowed) is None
+
+
+def test_accept_ends_the_run_at_the_first_point_it_takes():
+    # every point below ACCEPT_BELOW is offered; the run ends at the first one taken, sooner
+    # than it would have ended by itself; a caller that takes none gets the run's best point
+    n = 40
+    prior, gain = _problem(n, "square")  # two points below ACCEPT_BELOW
+    weights = prior[:, None] * gain
+    cone = make_cone(prior, 1.0, 0.0, n)
+    offered = []
+
+    def take_second(point):
+        offered.append(point)
+        return len(offered) == 2
+
+    whole = block_ipm.interior_point(weights, cone, accept=lambda point: False)
+    taken = block_ipm.interior_point(weights, cone, accept=take_second)
+    assert len(offered) == 2 and taken is offered[1]
+    assert all(point.gap < block_ipm.ACCEPT_BELOW for point in offered)
+    assert offered[0].steps < taken.steps <= whole.steps
+    assert whole.gap < block_ipm.TOLERANCE
+    assert np.array_equal(taken.outputs, np.arange(n))

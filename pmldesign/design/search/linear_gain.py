@@ -25,9 +25,10 @@ Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and t
 stops the other. The first is HiGHS's scaled master from the best single output. The second is,
 from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
 interior point of the compact LP over every output (:mod:`.block_ipm`), with the interior
-point's exactly priced bound; it ends there when the point itself, as a mechanism, is within the
-gap of that bound (:data:`FINISH`), else HiGHS's crossover from it on the outputs it uses
-(:meth:`RestrictedMaster.start`, within the time left) and output generation from that basis
+point's exactly priced bound; it ends there when the point itself (or one of its last steps),
+as a mechanism, is within the gap of that bound (:data:`FINISH`), else HiGHS's crossover from it
+on the outputs it uses (:meth:`RestrictedMaster.start`, within the time left) and output
+generation from that basis
 (dual simplex first when the basis is only dual feasible) follow. Near eps_max
 (:data:`DENSE_START`, up to :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master
 over every output from the start and without presolve, and (below :data:`DENSE_MASTER`) the
@@ -58,7 +59,7 @@ from .._highs import cost_unit, new_highs
 from ..formulation.compact_lp import TOLERANCE, LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone, FeasibleSet
-from ..repair import MIX_PRECISION, clean
+from ..repair import MIX_PRECISION, clean, cut_to_caps
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
@@ -146,11 +147,13 @@ INTERIOR_MAX = 1200
 #: for the others.
 CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
-#: An interior racer ends at its interior point, with neither crossover nor simplex, when the
-#: point as a mechanism (:meth:`.InteriorPoint.mechanism`, cleaned), less what its repair may
-#: cost (:func:`repair_cost`, an upper estimate), is within ``FINISH`` times the exactness gap
-#: (``CLOSE * GAP`` of ``max(1, |value|)``, that of :func:`pmldesign.design`) of the certified
-#: bound at the point's multipliers: the rest is left to the certificates' outward rounding.
+#: An interior racer ends at an interior point, with neither crossover nor simplex, when the
+#: point as a mechanism (:meth:`.InteriorPoint.mechanism`, cleaned and cut to its caps), less
+#: what mixing may still cost (:func:`repair_cost`, an upper estimate), is within ``FINISH``
+#: times the exactness gap (``CLOSE * GAP`` of ``max(1, |value|)``, that of
+#: :func:`pmldesign.design`) of the least certified bound at the multipliers of the points seen:
+#: the rest is left to the certificates' outward rounding. Every point of the run's last steps
+#: is tried (:data:`.block_ipm.ACCEPT_BELOW`, :class:`_Finish`), not only the one it keeps.
 #: On the degenerate optima of distortions on a uniform prior, where the point sits in the
 #: middle of a large optimal face, the crossover and the simplex after it took most of the time
 #: (issue 12, uniform prior: N = 400, |x - y| at eps 3, 7.4 s in all of which the interior
@@ -738,13 +741,22 @@ def _diagonal(candidate: Candidate, value: float, upper_bound: float,
 def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
                      upper_bound: float) -> tuple[np.ndarray, float] | None:
     """The interior point as a mechanism, cleaned as the finalisation cleans solver output
-    (:func:`.repair.clean`), and its value, when that value less what its repair may cost
-    (:func:`repair_cost`) is within :data:`FINISH` of the exactness gap of ``upper_bound``; else
-    ``None``. The finalisation decides exactness on the mechanism it returns either way."""
+    (:func:`.repair.clean`) and its columns over their caps cut to them as the finalisation's
+    repair cuts them (:func:`.repair.cut_to_caps`), and its value, when that value less what
+    mixing may still cost (:func:`repair_cost`) is within :data:`FINISH` of the exactness gap
+    of ``upper_bound``; else ``None``. The finalisation decides exactness on the mechanism it
+    returns either way.
+
+    The cut, not only an estimate of it: cleaning moves rows by up to the residue it removes,
+    which leaves columns over their caps by up to 1.9e-7 of their mass; mixing that away would
+    cost 1.9e-9 of the value, the cut cost 4.3e-11 (issue 12, N = 1000, uniform prior, random
+    gain at eps 3: a point 5.9e-10 below its bound)."""
     try:
         mechanism = clean(point.mechanism(), ldp=cone.b == 0.0, labelled=True)
     except SolverError:  # rows further from 1 than the finalisation accepts
         return None
+    mechanism = cut_to_caps(mechanism, np.array([cone.a]), cone.b * cone.nu[None, :],
+                            np.array([cone.d]))
     value = float(np.einsum("xy,xy->", weights, mechanism))
     cost = repair_cost(mechanism, value, weights, cone)
     if upper_bound - (value - cost) > FINISH * CLOSE * GAP * max(1.0, abs(value)):
@@ -752,69 +764,46 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
     return mechanism, value
 
 
-def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: Cone) -> float:
-    """An upper estimate of the value that the repair (:func:`.repair.finalize`) takes from
-    ``mechanism`` (of value ``value``) to bring its columns into ``cone``: the smaller of the
-    estimates for its two ways, of which it keeps the better; ``inf`` when neither applies.
+class _Finish:
+    """``accept`` of an interior racer's :func:`.block_ipm.interior_point`: the point is taken
+    when :func:`_interior_finish` takes it against the least certified bound
+    (:func:`certified_bound`) of the points offered so far (:attr:`bound`); :attr:`found` is then
+    its mechanism and value."""
 
-    Mixing in ``1 q^T``: a column ``c`` over its cap by ``v = a max c - b <nu, c> - d min c > 0``
-    needs ``t >= v / (v + q (b + d - a))`` with ``q = <nu, c>`` (all three terms move to ``q``
+    def __init__(self, weights: np.ndarray, cone: Cone) -> None:
+        self.weights, self.cone = weights, cone
+        self.bound = math.inf
+        self.found: tuple[np.ndarray, float] | None = None
+
+    def __call__(self, point: InteriorPoint) -> bool:
+        self.bound = min(self.bound, certified_bound(point.multipliers, self.weights, self.cone))
+        self.found = _interior_finish(point, self.weights, self.cone, self.bound)
+        return self.found is not None
+
+
+def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: Cone) -> float:
+    """An upper estimate of the value that the repair by mixing in ``1 q^T``
+    (:func:`.repair.finalize`) takes from ``mechanism`` (of value ``value``) to bring its
+    columns into ``cone``; ``inf`` when no mixing does.
+
+    A column ``c`` over its cap by ``v = a max c - b <nu, c> - d min c > 0`` needs
+    ``t >= v / (v + q (b + d - a))`` with ``q = <nu, c>`` (all three terms move to ``q``
     linearly in ``t``), and mixing by ``t`` costs ``t`` times the value above that of ``1 q^T``;
-    the repair's search ends within :data:`.repair.MIX_PRECISION` above the weight it needs (a
-    box's repair mixes with its reference's ``q``, not ``nu``'s: there the estimate is
-    approximate). Cutting each column over its cap to its highest feasible level ``L``
-    (:func:`_cap_levels`) moves ``(c_x - L)^+`` within row x, which costs at most that times
-    ``W[x, y] - min_y' W[x, y']``, when every row has room for it below its columns' largest
-    entries (else the repair only mixes). Both are taken ``1 + MIX_PRECISION`` times.
+    the repair's search ends within :data:`.repair.MIX_PRECISION` above the weight it needs,
+    hence the factor ``1 + MIX_PRECISION`` (a box's repair mixes with its reference's ``q``, not
+    ``nu``'s: there the estimate is approximate). The finalisation keeps the better of mixing
+    and the cut followed by mixing, so this bounds its cost too.
     """
     mass = cone.nu @ mechanism
-    top, low = mechanism.max(axis=0), mechanism.min(axis=0)
-    over = cone.a * top - cone.b * mass - cone.d * low
+    over = cone.a * mechanism.max(axis=0) - cone.b * mass - cone.d * mechanism.min(axis=0)
     bad = np.flatnonzero(over > 0.0)
     if not bad.size:
         return 0.0
-    scale = 1.0 + MIX_PRECISION
     room = (cone.b + cone.d - cone.a) * mass[bad]
-    mixing = math.inf
-    if (room > 0.0).all():
-        mixing = scale * float((over[bad] / (over[bad] + room)).max()) * abs(
-            value - float(mass @ weights.sum(axis=0)))
-    columns = mechanism[:, bad]
-    levels = _cap_levels(columns, cone)[None, :]
-    moved = np.maximum(columns - levels, 0.0)
-    # room below each column's largest entry, the cut columns' at their levels
-    space = (np.maximum(top[None, :] - mechanism, 0.0).sum(axis=1)
-             - np.maximum(top[bad][None, :] - columns, 0.0).sum(axis=1)
-             + (levels - np.minimum(columns, levels)).sum(axis=1))
-    if (moved.sum(axis=1) > space).any():
-        return mixing
-    loss = (weights[:, bad] - weights.min(axis=1, keepdims=True)) * moved
-    return min(mixing, scale * float(loss.sum()))
-
-
-def _cap_levels(columns: np.ndarray, cone: Cone) -> np.ndarray:
-    """For each column c over its cap, the highest level ``L`` at which ``min(c, L)`` meets
-    ``a max <= b <nu, .> + d min c``: ``g(L) = b <nu, min(c, L)> + d min c - a L`` is concave
-    and piecewise linear between the sorted entries ``s_1 >= s_2 >= ...``, with
-    ``g(s_j) = b (s_j A_j + B_j) + d min c - a s_j`` (``A_j`` the weight ``nu`` of the ``j``
-    largest entries, ``B_j`` the weighted sum of the others), ``g(min c) >= 0`` and
-    ``g(s_1) < 0``; the root lies on the segment below the first ``s_j`` with ``g(s_j) < 0``
-    counted from the bottom, where the top set is fixed. (The repair finds the same level by
-    bisection, rounded inward: :func:`.repair.cut_to_caps`.)"""
-    order = np.argsort(-columns, axis=0)
-    s = np.take_along_axis(columns, order, axis=0)
-    weight = cone.nu[order]
-    above = np.cumsum(weight, axis=0)  # A_j
-    below = (weight * s).sum(axis=0)[None, :] - np.cumsum(weight * s, axis=0)  # B_j
-    low = columns.min(axis=0)
-    g = cone.b * (s * above + below) + cone.d * low[None, :] - cone.a * s
-    # the number of top entries above the level: the largest j with g(s_j) < 0
-    count = (g < 0.0).shape[0] - np.argmax((g < 0.0)[::-1], axis=0)
-    j = np.arange(columns.shape[1])
-    a_top, b_rest = above[count - 1, j], below[count - 1, j]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        level = (cone.b * b_rest + cone.d * low) / (cone.a - cone.b * a_top)
-    return np.where(np.isfinite(level), np.clip(level, low, s[0]), low)
+    if not (room > 0.0).all():
+        return math.inf
+    return (1.0 + MIX_PRECISION) * float((over[bad] / (over[bad] + room)).max()) * abs(
+        value - float(mass @ weights.sum(axis=0)))
 
 
 def _name(racer: _Racer) -> str:
@@ -894,7 +883,12 @@ class _Racer:
         multipliers; ``inf`` when the rival stopped it (nothing more is done), or when the point
         did not reach :data:`INTERIOR_GAP`: the master then starts from the best single output,
         without HiGHS's scaling unless the deadline stopped it (the racer it replaced)."""
-        point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop)
+        finish = _Finish(self.weights, self.cone)
+        point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop,
+                               accept=finish)
+        if finish.found is not None:
+            self.central, self.bound, self.finished = point.multipliers, finish.bound, finish.found
+            return finish.bound
         if stop is not None and stop.is_set():
             # the rival is done: no crossover (it cannot be cancelled, and one from a point
             # stopped at a relative gap of 4.3e-5 kept the design waiting 193 s after the rival's
@@ -906,7 +900,8 @@ class _Racer:
                 self.master.solver.setOptionValue("simplex_scale_strategy", 0)
             self.master.add(self.pricer.first)
             return math.inf
-        upper_bound = certified_bound(point.multipliers, self.weights, self.cone)
+        upper_bound = min(finish.bound, certified_bound(point.multipliers, self.weights,
+                                                        self.cone))
         self.central, self.bound = point.multipliers, upper_bound
         self.finished = _interior_finish(point, self.weights, self.cone, upper_bound)
         if self.finished is not None:
