@@ -415,10 +415,10 @@ def test_the_finish_cuts_columns_over_their_caps(radius_share):
 
 
 def test_accept_ends_the_run_at_the_first_point_it_takes():
-    # every point below ACCEPT_BELOW is offered; the run ends at the first one taken, sooner
+    # every point within ACCEPT_BELOW is offered; the run ends at the first one taken, sooner
     # than it would have ended by itself; a caller that takes none gets the run's best point
     n = 40
-    prior, gain = _problem(n, "square")  # two points below ACCEPT_BELOW
+    prior, gain = _problem(n, "square")  # two points or more within ACCEPT_BELOW
     weights = prior[:, None] * gain
     cone = make_cone(prior, 1.0, 0.0, n)
     offered = []
@@ -430,7 +430,30 @@ def test_accept_ends_the_run_at_the_first_point_it_takes():
     whole = block_ipm.interior_point(weights, cone, accept=lambda point: False)
     taken = block_ipm.interior_point(weights, cone, accept=take_second)
     assert len(offered) == 2 and taken is offered[1]
-    assert all(point.gap < block_ipm.ACCEPT_BELOW for point in offered)
+    for point in offered:  # gap relative to the objective's size, here about 0.02
+        value = abs(float(np.sum(weights * point.mechanism())))
+        assert point.gap * value <= 1.01 * block_ipm.ACCEPT_BELOW * max(1.0, value)
     assert offered[0].steps < taken.steps <= whole.steps
     assert whole.gap < block_ipm.TOLERANCE
     assert np.array_equal(taken.outputs, np.arange(n))
+
+
+@pytest.mark.parametrize("below", [0.0, math.inf])
+def test_correctors_are_refined_below_their_gap(monkeypatch, below):
+    # Gondzio's correctors (right-hand sides with A dx = 0) are solved with REFINE rounds of
+    # refinement once the gap is below CORRECTOR_REFINE_BELOW, without any before
+    monkeypatch.setattr(block_ipm, "CORRECTOR_REFINE_BELOW", below)
+    direction = block_ipm._Newton.direction
+    correctors = []
+
+    def recorded(self, target, rp, rd, refine=block_ipm.REFINE):
+        if not rp.any() and not rd.any():
+            correctors.append(refine)
+        return direction(self, target, rp, rd, refine)
+
+    monkeypatch.setattr(block_ipm._Newton, "direction", recorded)
+    n = 40
+    prior, gain = _problem(n, "square")
+    point = block_ipm.interior_point(prior[:, None] * gain, make_cone(prior, 1.0, 0.0, n))
+    assert point.gap < block_ipm.TOLERANCE and correctors
+    assert set(correctors) == ({block_ipm.REFINE} if below else {0})

@@ -246,7 +246,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         engine's default, 30 s for mutual information and none for a linear gain). Both return
         the best mechanism found by then with a certified upper bound (``exact=False``,
         ``status="time limit"``); the certificate itself is never cut short, so a call can run
-        over by about one certificate (measured at N = 6000: within 10 % + 1 s). Mutual
+        over by about one certificate (measured at N = 6000: within 10 % + 1 s). A solver thread
+        of a linear design that overruns its share (a HiGHS phase that reads no time limit) is
+        left to end by itself in the background, its certified bound kept. Mutual
         information out of time returns randomized response over a partition of the inputs
         when that does better (:mod:`pmldesign.design.math.partition`). From N = 384 both
         first design for runs of consecutive inputs and lift it
