@@ -317,29 +317,41 @@ def test_a_design_that_ends_at_the_interior_point_is_exact_and_says_so(monkeypat
     assert_matches_compact(result, prior, gain, eps, 0.0)
 
 
-@pytest.mark.parametrize("radius_share", [0.0, 0.5])
-def test_the_repair_costs_at_most_its_estimate(radius_share):
-    # an interior point's mechanism with one column pushed over its cap (a share of its entries
-    # below the largest moved to another column, so rows stay stochastic): the finalisation's
-    # repair takes no more value than repair_cost says, and the finish is refused once that
-    # cost leaves the gap
+def _square_point(radius_share: float):
+    """N = 30, (x - y)^2 at eps = 1 on a ball of ``radius_share`` times min P: ``(prior, gain,
+    eps, radius, weights, cone, point)`` with the interior point of the compact LP."""
     n, eps = 30, 1.0
     prior, gain = _problem(n, "square")
     radius = radius_share * prior.min()
     weights = prior[:, None] * gain
     cone = make_cone(prior, eps, radius, n)
-    point = block_ipm.interior_point(weights, cone)
+    return prior, gain, eps, radius, weights, cone, block_ipm.interior_point(weights, cone)
+
+
+def _pushed(mechanism: np.ndarray, share: float) -> np.ndarray:
+    """``mechanism`` with ``share`` of the entries below its heaviest column's largest moved to
+    the next heaviest column: rows stay stochastic, that column goes over its cap."""
+    column, other = np.argsort(-mechanism.sum(axis=0))[:2]
+    below = mechanism[:, column] < mechanism[:, column].max()
+    pushed = mechanism.copy()
+    moved = share * pushed[below, column]
+    pushed[below, column] -= moved
+    pushed[below, other] += moved
+    return pushed
+
+
+@pytest.mark.parametrize("radius_share", [0.0, 0.5])
+def test_the_repair_costs_at_most_its_estimate(radius_share):
+    # an interior point's mechanism with one column pushed over its cap: the finalisation's
+    # repair takes no more value than repair_cost says, and the finish is refused once that
+    # cost leaves the gap
+    prior, gain, eps, radius, weights, cone, point = _square_point(radius_share)
     upper_bound = bound(point.multipliers, linear_gain.section_prices(
         point.multipliers, weights, cone), weights, cone)
     assert linear_gain._interior_finish(point, weights, cone, upper_bound) is not None
     clean = linear_gain.clean(point.mechanism(), ldp=False, labelled=True)
-    column, other = np.argsort(-clean.sum(axis=0))[:2]
-    below = clean[:, column] < clean[:, column].max()
     for push in (1e-9, 1e-6, 1e-3, 1e-1):
-        mechanism = clean.copy()
-        moved = push * mechanism[below, column]
-        mechanism[below, column] -= moved
-        mechanism[below, other] += moved
+        mechanism = _pushed(clean, push)
         value = float(np.sum(weights * mechanism))
         cost = linear_gain.repair_cost(mechanism, value, weights, cone)
         final = api._finalize_labelled(mechanism, prior, eps, radius, False, None, gain)
@@ -382,19 +394,8 @@ def test_the_finish_cuts_columns_over_their_caps(radius_share):
     # one column pushed over its cap by 1e-8 of its entries: mixing it back would cost more
     # than the gap allows, the cut (the finalisation's own) far less; the finish returns the
     # cut mechanism, exactly feasible, and its value
-    n, eps = 30, 1.0
-    prior, gain = _problem(n, "square")
-    radius = radius_share * prior.min()
-    weights = prior[:, None] * gain
-    cone = make_cone(prior, eps, radius, n)
-    clean = linear_gain.clean(block_ipm.interior_point(weights, cone).mechanism(), ldp=False,
-                              labelled=True)
-    column, other = np.argsort(-clean.sum(axis=0))[:2]
-    below = clean[:, column] < clean[:, column].max()
-    pushed = clean.copy()
-    moved = 1e-8 * pushed[below, column]
-    pushed[below, column] -= moved
-    pushed[below, other] += moved
+    prior, _, eps, radius, weights, cone, point = _square_point(radius_share)
+    pushed = _pushed(linear_gain.clean(point.mechanism(), ldp=False, labelled=True), 1e-8)
     value = float(np.sum(weights * pushed))
     allowed = linear_gain.FINISH * linear_gain.CLOSE * linear_gain.GAP * max(1.0, abs(value))
     assert linear_gain.repair_cost(pushed, value, weights, cone) > allowed
