@@ -886,31 +886,27 @@ class _Racer:
         finish = _Finish(self.weights, self.cone)
         point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop,
                                accept=finish)
-        if finish.found is not None:
-            self.central, self.bound, self.finished = point.multipliers, finish.bound, finish.found
-            return finish.bound
-        if stop is not None and stop.is_set():
-            # the rival is done: no crossover (it cannot be cancelled, and one from a point
-            # stopped at a relative gap of 4.3e-5 kept the design waiting 193 s after the rival's
-            # optimum at 46 s: N = 1000, uniform prior, |x - y| at eps 2, issue 12)
-            return math.inf
-        if point.gap > INTERIOR_GAP:
-            if time.monotonic() < deadline:  # not converged: go on as the unscaled racer would
-                self.interior = self.master.scaled = False
-                self.master.solver.setOptionValue("simplex_scale_strategy", 0)
-            self.master.add(self.pricer.first)
-            return math.inf
-        upper_bound = min(finish.bound, certified_bound(point.multipliers, self.weights,
-                                                        self.cone))
-        self.central, self.bound = point.multipliers, upper_bound
-        self.finished = _interior_finish(point, self.weights, self.cone, upper_bound)
+        if finish.found is None:
+            if stop is not None and stop.is_set():
+                # the rival is done: no crossover (it cannot be cancelled, and one from a point
+                # stopped at a relative gap of 4.3e-5 kept the design waiting 193 s after the
+                # rival's optimum at 46 s: N = 1000, uniform prior, |x - y| at eps 2, issue 12)
+                return math.inf
+            if point.gap > INTERIOR_GAP:
+                if time.monotonic() < deadline:  # not converged: on as the unscaled racer would
+                    self.interior = self.master.scaled = False
+                    self.master.solver.setOptionValue("simplex_scale_strategy", 0)
+                self.master.add(self.pricer.first)
+                return math.inf
+            finish(point)  # the run's own point, offered or not
+        self.central, self.bound, self.finished = point.multipliers, finish.bound, finish.found
         if self.finished is not None:
-            return upper_bound
+            return finish.bound
         chosen = np.flatnonzero(point.mass() > CHOOSE * self.weights.shape[0])
         self.pricer.chosen[:] = False
         self.pricer.chosen[chosen] = True
         self.master.start(point, chosen, deadline)
-        return upper_bound
+        return finish.bound
 
 
 def _rival(n: int, cone: Cone) -> str:
