@@ -20,6 +20,7 @@ from pmldesign.design.search.cone_pricing import bound, make_cone
 api = importlib.import_module("pmldesign.design.api")
 block_ipm = importlib.import_module("pmldesign.design.search.block_ipm")
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
+highs_master = importlib.import_module("pmldesign.design.search.highs_master")
 
 
 def _problem(n: int, kind: str, seed: int = 5):
@@ -239,8 +240,8 @@ def test_a_stalled_primal_round_goes_on_with_dual_simplex_and_devex(crossover, m
     # round's first run (HiGHS takes the option at the first run after the model changed);
     # the cold first solve keeps HiGHS's choice, and so does the master after each solve; the
     # search still ends at the compact LP's optimum
-    monkeypatch.setattr(linear_gain, "PRIMAL_STALL", 0.0)
-    monkeypatch.setattr(linear_gain, "PRIMAL_MIN", 1e-9)
+    monkeypatch.setattr(highs_master, "PRIMAL_STALL", 0.0)
+    monkeypatch.setattr(highs_master, "PRIMAL_MIN", 1e-9)
     n, eps = 40, 1.0
     prior, gain = _problem(n, "square")
     weights = prior[:, None] * gain
@@ -309,8 +310,9 @@ def test_a_design_that_ends_at_the_interior_point_is_exact_and_says_so(monkeypat
         return solve(master, seconds)
 
     monkeypatch.setattr(linear_gain.RestrictedMaster, "solve", wait)
-    n, eps = 60, 3.0
+    n, eps = 60, 2.5  # budget e^2.5 = 0.2 N: the interior racer races the dense racer
     prior, gain = np.full(n, 1.0 / n), _problem(n, kind)[1]
+    assert linear_gain._racers(n, make_cone(prior, eps, 0.0, n))[0] == "interior"
     result = pml.design(prior, eps, gain=gain)
     assert result.method.startswith("compact LP over every output: an interior point")
     assert "raced against HiGHS" in result.method

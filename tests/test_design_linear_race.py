@@ -1,4 +1,5 @@
-"""The race of two output generations (HiGHS scaled and unscaled) in threads."""
+"""The race of two searches in threads: output generation (HiGHS scaled and unscaled), the
+interior racer, entry generation."""
 
 from __future__ import annotations
 
@@ -238,7 +239,7 @@ def test_an_interior_racer_starts_with_the_scaled_master(monkeypatch):
     n = linear_gain.RACE_MIN
     prior, gain = _problem(n, "absolute")
     cone = make_cone(prior, 1.0, 0.0, n)
-    assert linear_gain._rival(n, cone) == "interior"
+    assert linear_gain._racers(n, cone) == ("scaled", "interior")
     found = linear_gain._race(prior[:, None] * gain, cone, math.inf, math.inf, True)
     assert len(found) == 2
     assert any(r.search.status == "optimal" for r in found)
@@ -251,7 +252,8 @@ def test_cancel_stops_a_running_solve_from_another_thread():
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, 1.0, 0.0, n)
     stop = threading.Event()
-    master = linear_gain.RestrictedMaster(prior[:, None] * gain, cone, True, stop, presolve=False)
+    master = linear_gain.RestrictedMaster(prior[:, None] * gain, cone, True, stop)
+    master.solver.setOptionValue("presolve", "off")  # the simplex, not presolve, is cancelled
     master.add(np.arange(n))
     done = {}
 
@@ -292,77 +294,144 @@ def test_a_dense_master_lifts_the_batch_cap(used, batch):
     assert base.chosen.sum() == linear_gain.FIRST  # the fork has its own record
 
 
-def test_the_second_racer_is_dense_from_dense_start_outputs_in_budget():
-    """The cone's budget (b + d) / a bounds sum_y max_x P(y|x); from DENSE_START * N on (and
-    N <= DENSE_MAX) the second racer holds every output."""
+def test_the_racers_follow_the_budget():
+    """The cone's budget (b + d) / a bounds sum_y max_x P(y|x): from ENTRIES_START * N on the
+    dense racer (the scaled master above ENTRIES_DENSE_MAX) races entry generation, at any N;
+    from DENSE_START * N (up to DENSE_MAX) the interior racer races the dense racer."""
+
+    def racers(n, eps):
+        return linear_gain._racers(n, make_cone(np.full(n, 1.0 / n), eps, 0.0, n))
+
     n = 120
-    prior = np.full(n, 1.0 / n)
-    edge = math.log(linear_gain.DENSE_START * n)  # e^eps = DENSE_START * N
-    assert linear_gain._rival(n, make_cone(prior, edge + 1e-9, 0.0, n)) == "dense"
-    assert linear_gain._rival(n, make_cone(prior, edge - 1e-9, 0.0, n)) == "interior"
-    assert linear_gain._rival(linear_gain.DENSE_MAX + 1, make_cone(
-        np.full(linear_gain.DENSE_MAX + 1, 1.0 / (linear_gain.DENSE_MAX + 1)), 8.0, 0.0,
-        linear_gain.DENSE_MAX + 1)) == "interior"
-    assert linear_gain._rival(linear_gain.INTERIOR_MAX + 1, make_cone(
-        np.full(linear_gain.INTERIOR_MAX + 1, 1.0 / (linear_gain.INTERIOR_MAX + 1)), 1.0, 0.0,
-        linear_gain.INTERIOR_MAX + 1)) == "unscaled"
+    entries = math.log(linear_gain.ENTRIES_START * n)  # e^eps = ENTRIES_START * N
+    dense = math.log(linear_gain.DENSE_START * n)
+    assert racers(n, entries + 1e-9) == ("dense", "entries")
+    assert racers(n, entries - 1e-9) == ("interior", "dense")
+    assert racers(n, dense - 1e-9) == ("scaled", "interior")
+    large = linear_gain.ENTRIES_DENSE_MAX + 1
+    assert racers(large, math.log(large)) == ("scaled", "entries")
+    assert racers(large, math.log(linear_gain.DENSE_START * large) + 1e-9) == (
+        "scaled", "interior")
+    larger = linear_gain.INTERIOR_MAX + 1
+    assert racers(larger, 1.0) == ("scaled", "unscaled")
+    assert racers(larger, 8.0) == ("scaled", "entries")
 
 
-@pytest.mark.parametrize("kind", ["identity", "square", "random"])
-@pytest.mark.parametrize("radius", [0.0, 0.3])
-def test_a_dense_racer_alone_solves_the_compact_lp_in_one_round(monkeypatch, kind, radius):
-    n, eps = 30, 3.0
+@pytest.mark.parametrize("kind", ["identity", "square", "absolute", "random"])
+@pytest.mark.parametrize("radius", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("eps", [1.0, 3.0])
+def test_an_entry_racer_alone_solves_the_compact_lp(kind, radius, eps):
+    """Entry generation ends at the compact LP's optimum with a certified bound at or above it,
+    and its mechanism is the master's (rows summing to 1, the value its gain), on a skewed prior
+    whose largest inputs are uncapped at eps 3 (no width rows)."""
+    n = 30
     prior, gain = _problem(n, kind)
     radius *= prior.min()
     cone = make_cone(prior, eps, radius, n)
+    weights = prior[:, None] * gain
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, entries=True)
+    if eps == 3.0 and radius == 0.0:
+        assert linear_gain._uncapped(cone).any()
+    racer.run(math.inf, math.inf, None, [])
+    reference = solve_compact(weights, prior, eps, radius, None, "simplex")
+    allowed = 1e-9 * max(1.0, abs(reference.value))
+    assert racer.search.status == "optimal"
+    assert abs(racer.search.value - reference.value) <= allowed
+    assert racer.search.upper_bound >= reference.value - allowed
+    mechanism = racer.mechanism()
+    np.testing.assert_allclose(mechanism.sum(axis=1), 1.0, atol=1e-9)
+    assert abs(float((weights * mechanism).sum()) - racer.search.value) <= allowed
+    assert racer.master.entered.sum() < n * n + n  # a restriction, not the whole LP
+    assert len(racer.master.outputs) == np.count_nonzero(mechanism.max(axis=0) > 0)
+
+
+def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round():
+    """The reduced costs the pricer reads (c - A^T y, HiGHS's duals) are those HiGHS reports for
+    the entries in the LP; with a deadline every round carries a certified bound."""
+    n, eps = 40, 3.0
+    prior, gain = _problem(n, "random")
+    cone = make_cone(prior, eps, 0.0, n)
+    weights = prior[:, None] * gain
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, entries=True)
+    master, bounds = racer.master, []
+    price = racer.pricer.price
+    racer.pricer.price = lambda *args: (lambda e: bounds.append(e.bound) or e)(price(*args))
+    racer.run(time.monotonic() + 60.0, math.inf, None, [])
+    entry, low = master.reduced()
+    xs, ys = master.entries[:, 0], master.entries[:, 1]
+    ours = np.where(xs < 0, low[ys], entry[xs, ys])
+    # an entry in the LP also has its width row excess(x, y) - width_y <= 0 (capped inputs, in
+    # the order they entered), whose multiplier an entry left out has at 0
+    widths = np.flatnonzero((xs >= 0) & master.capped[np.maximum(xs, 0)])
+    solution = master.solver.getSolution()
+    ours[widths] -= np.asarray(solution.row_dual)[2 * n:] / master.unit
+    reported = np.asarray(solution.col_dual)[n:] / master.unit
+    np.testing.assert_allclose(ours, reported, atol=1e-12)
+    assert len(bounds) == master.rounds > 1 and np.isfinite(bounds).all()
+    assert racer.search.status == "optimal"
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatch):
+    n, eps = 30, 3.0  # e^3 = 20 >= ENTRIES_START * 30
+    prior, gain = _problem(n, kind)
+    assert linear_gain._racers(n, make_cone(prior, eps, 0.0, n)) == ("dense", "entries")
+    # the entry racer's answer is the one checked: its rival waits until it is done (it then
+    # finds the race stopped)
+    done, run = threading.Event(), linear_gain._Racer.run
+
+    def ordered(self, *args):
+        if self.entries:
+            try:
+                return run(self, *args)
+            finally:
+                done.set()
+        assert done.wait(60.0), "the entry racer never ended"
+        return run(self, *args)
+
+    monkeypatch.setattr(linear_gain._Racer, "run", ordered)
+    result = pml.design(prior, eps, gain=gain)
+    assert_matches_compact(result, prior, gain, eps, 0.0)
+    assert "entry generation" in result.method
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+@pytest.mark.parametrize("dense", [True, False])
+def test_a_dense_racer_alone_solves_the_compact_lp_in_one_round(monkeypatch, kind, dense):
+    """The dense racer (and, for comparison, output generation from one output) at a budget
+    where it races: one round, every output, no presolve, the compact LP's optimum."""
+    n, eps = 30, 3.0
+    prior, gain = _problem(n, kind)
+    cone = make_cone(prior, eps, 0.0, n)
     pruned = []
     prune = linear_gain.RestrictedMaster.prune
     monkeypatch.setattr(linear_gain.RestrictedMaster, "prune",
                         lambda self: pruned.append(True) or prune(self))
-    racer = linear_gain._Racer(prior[:, None] * gain, cone,
-                               linear_gain._OutputPricer(prior[:, None] * gain, cone), True,
-                               None, dense=True)
+    weights = prior[:, None] * gain
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, dense=dense)
     racer.run(math.inf, math.inf, None, [])
-    reference = solve_compact(prior[:, None] * gain, prior, eps, radius, None, "simplex")
-    assert racer.master.presolve == "off" and racer.master.rounds == 1
-    assert sorted(racer.master.outputs) == list(range(n))
-    assert not pruned  # no round follows: no output leaves
+    reference = solve_compact(weights, prior, eps, 0.0, None, "simplex")
+    if dense:
+        assert racer.master.presolve == "off" and racer.master.rounds == 1
+        assert sorted(racer.master.outputs) == list(range(n))
+        assert not pruned  # no round follows: no output leaves
+    else:
+        assert racer.master.presolve == "choose" and racer.master.rounds > 1
     assert racer.search.status == "optimal"
     assert abs(racer.search.value - reference.value) <= 1e-9 * max(1.0, abs(reference.value))
     assert racer.search.upper_bound >= reference.value - 1e-9 * max(1.0, abs(reference.value))
 
 
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])
-def test_designs_raced_against_a_dense_racer_are_exact(racing, kind, monkeypatch):
-    n, eps = 30, 3.0  # e^3 = 20 >= DENSE_START * 30
-    prior, gain = _problem(n, kind)
-    assert linear_gain._rival(n, make_cone(prior, eps, 0.0, n)) == "dense"
-    # the dense racer's answer is the one checked: its rival waits until it is done (it then
-    # finds the race stopped)
-    done, run = threading.Event(), linear_gain._Racer.run
-
-    def ordered(self, *args):
-        if self.dense:
-            try:
-                return run(self, *args)
-            finally:
-                done.set()
-        assert done.wait(60.0), "the dense racer never ended"
-        return run(self, *args)
-
-    monkeypatch.setattr(linear_gain._Racer, "run", ordered)
-    result = pml.design(prior, eps, gain=gain)
-    assert_matches_compact(result, prior, gain, eps, 0.0)
-    assert "on every output" in result.method
-
-
-@pytest.mark.parametrize("kind", ["identity", "square", "random"])
-def test_below_dense_master_the_dense_racer_races_the_interior_racer(racing, kind, monkeypatch):
-    n, eps = 30, 2.0  # budget e^2 = 7.4: over DENSE_START * 30 = 5.4, under DENSE_MASTER * 30
+def test_below_entries_start_the_dense_racer_races_the_interior_racer(racing, kind,
+                                                                      monkeypatch):
+    n, eps = 30, 2.0  # budget e^2 = 7.4: over DENSE_START * 30 = 5.4, under ENTRIES_START * 30
     prior, gain = _problem(n, kind)
     cone = make_cone(prior, eps, 0.0, n)
-    assert linear_gain._rival(n, cone) == "dense"
-    assert cone.b + cone.d < linear_gain.DENSE_MASTER * n * cone.a
+    assert linear_gain._racers(n, cone) == ("interior", "dense")
     started = []
     run = linear_gain._Racer.run
     monkeypatch.setattr(linear_gain._Racer, "run",

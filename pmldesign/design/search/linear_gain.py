@@ -31,8 +31,11 @@ on the outputs it uses (:meth:`RestrictedMaster.start`, within the time left) an
 generation from that basis
 (dual simplex first when the basis is only dual feasible) follow. Near eps_max
 (:data:`DENSE_START`, up to :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master
-over every output from the start and without presolve, and (below :data:`DENSE_MASTER`) the
-first is the interior racer. Both start with the first. Elsewhere (more than
+over every output from the start and without presolve, and the first is the interior racer;
+nearer still (:data:`ENTRIES_START`) the dense racer (or, above :data:`ENTRIES_DENSE_MAX`
+outputs, the scaled master) races *entry generation* (:mod:`.entry_master`), the compact LP
+over every output restricted to the mechanism's entries of positive reduced cost. Both start
+with the first (:func:`_racers`). Elsewhere (more than
 :data:`INTERIOR_MAX` outputs), or when the interior point does not converge, the second racer is
 the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
 paths on these degenerate LPs and neither is faster on every instance), which joins only when
@@ -55,14 +58,15 @@ import time
 import numpy as np
 
 from ..._errors import SolverError
-from .._highs import cost_unit, new_highs
-from ..formulation.compact_lp import TOLERANCE, LinearSolution
+from ..formulation.compact_lp import LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone, FeasibleSet
 from ..repair import MIX_PRECISION, clean, cut_to_caps
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
+from .entry_master import EntryMaster, EntryPricer
+from .highs_master import HighsMaster
 from .parallel import cores as _cores
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
@@ -89,13 +93,6 @@ FIRST = 1
 DENSE = 0.5
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
-#: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the slowest
-#: earlier round (at least ``PRIMAL_MIN`` seconds; primal simplex can stall on these degenerate
-#: LPs) goes on with dual simplex from the basis reached. Measured (issue 12, N = 400, (x - y)^2
-#: gain): a cut-off at 3x made most late rounds fall back (93 s with dual simplex, 238 s with
-#: interior point + crossover), at 10x none did (27 s).
-PRIMAL_STALL = 10.0
-PRIMAL_MIN = 0.5
 #: From this N on, with two or more cores, two masters race in threads: HiGHS with its
 #: default matrix scaling (equilibration) and without (``simplex_scale_strategy`` 0); the
 #: first to prove its optimum stops the other (HiGHS solves release the GIL). Neither wins
@@ -182,17 +179,24 @@ FINISH = 0.9
 #: 0.63 -> 1.03. 0.18 rather than 0.2 keeps N = 100, eps = 3 on a small ball (budget 19.7).
 DENSE_START = 0.18
 DENSE_MAX = 200
-#: Below a budget of ``DENSE_MASTER`` times N the dense racer races the interior racer, not the
-#: scaled master. Each alone, one thread (issue 12, thirteenth session; Dirichlet(5) seeds 0
-#: and 1 and uniform priors, |x - y|, (x - y)^2 and random gains, fixed and ball): at N = 100,
-#: eps 3 and N = 200, eps 3.6-4 the master (0.15-3.4 s) was never the fastest (interior racer
-#: 0.09-1.4 s, dense racer 0.07-2.7 s); at N = 200, eps 5 (budget 0.74 N) it was, on the random
-#: gains (0.32-0.43 s; interior racer 0.59-0.83 s, dense racer 1.5 s to over 5 s). Raced, one
-#: process, best of 2 alternating (BENCHMARKS.md, "The dense racer beside the interior
-#: racer"): N = 100, eps 3, 18 instances, totals 3.9 -> 3.3 s, ratios to HiGHS up to 1.14 -> up
-#: to 0.92; N = 200, eps 3.6, 4 and 5, 36 instances, totals 28.5 -> 21.5 s (random at eps 3.6
-#: on fixed priors 2.2-2.7 -> 0.8 s).
-DENSE_MASTER = 0.5
+#: From a budget of ``ENTRIES_START`` times N the racers are the dense racer (up to
+#: ``ENTRIES_DENSE_MAX`` outputs, else the scaled master) and *entry generation*
+#: (:mod:`.entry_master`: the compact LP over every output restricted to the entries of
+#: positive reduced cost), whose strengths are complementary: each alone, one thread (issue 12,
+#: twenty-fifth session; uniform and Dirichlet(5) seed 1 priors, fixed and ball of radius
+#: min P; |x - y|, (x - y)^2, block and random gains): the dense racer 0.012-0.022 s at N = 100
+#: and eps 4-4.5 on the distortions and the block gain, 0.06-0.16 s at N = 200 (eps 4.6-5),
+#: 0.29-0.55 s at N = 400 (eps 5.5), but 0.04-0.07 s on the random gains at N = 100 and 37 s at
+#: N = 200, eps 5; entry generation 0.009-0.027 s on the random gains at N = 100 (the compact
+#: LP 0.05-0.07 s), 0.034-0.043 s at N = 200, eps 5 (0.2-0.58 s), 0.11-0.31 s at N = 400, eps 5.5
+#: (0.9-1.3 s), but up to 0.72 s on (x - y)^2 at N = 200, eps 4.2, and 1.48 s at N = 400. The
+#: scaled master was never the fastest of the three from a budget of 0.3 N. Below it the
+#: interior racer is the fastest on most instances (N = 100, eps 3: 0.025-0.09 s; N = 200,
+#: eps 3.6: 0.09-0.56 s) and keeps the dense racer as its rival (raced, N = 100, eps 3, 16
+#: instances, best of 2: 1.16 s with the dense racer, 1.26 s with entry generation, whose
+#: Dirichlet distortions took 0.08-0.10 s against 0.065-0.095 s).
+ENTRIES_START = 0.3
+ENTRIES_DENSE_MAX = 400
 #: Under a time limit, a racer still running ``LEFT_BEHIND`` times the solver's time after its
 #: deadline, and :data:`CANCEL_WAIT` seconds after it was cancelled, is left behind: the design
 #: returns without it (its thread ends by itself, at the time limit it already has, once HiGHS
@@ -205,8 +209,8 @@ LEFT_BEHIND = 0.125
 CANCEL_WAIT = 0.5
 
 
-class RestrictedMaster:
-    """The compact LP restricted to a growing set of outputs (highspy, modified in place): the
+class RestrictedMaster(HighsMaster):
+    """The compact LP restricted to a growing set of outputs (:class:`.HighsMaster`): the
     :class:`.engine.Master` of output generation.
 
     Shared rows: the N row sums ``sum_y (low_y + excess(x, y)) = 1``. Per output y, columns
@@ -215,47 +219,18 @@ class RestrictedMaster:
     :class:`.Cone`, one per vertex for a vertex set's :class:`.FeasibleSet`)
     ``(a_k - sum(b_k) - d_k) low_y + a_k width_y - <b_k, excess(., y)> <= 0``
     (``a_k max c <= <b_k, c> + d_k min c`` at ``c = low_y + excess(., y)``).
-
-    HiGHS sees the gains times ``unit`` (:func:`.cost_unit`, a power of 2: its tolerances are
-    absolute); :attr:`value` and :attr:`duals` are read back in the gains' own unit.
     """
 
     def __init__(self, weights: np.ndarray, cone: Cone | FeasibleSet, scaled: bool = True,
                  stop: threading.Event | None = None, presolve: bool = True) -> None:
-        import highspy
-
-        self.highspy = highspy
-        self.weights = weights
-        self.unit = cost_unit(weights)
-        n = weights.shape[0]
-        self.n = n
+        super().__init__(weights, scaled, stop, presolve)
         self.low, self.width, self.excess = master_rows(cone)
         # rows excess(x, y) <= width_y only where the cap can bind (module docstring)
         self.capped = np.flatnonzero(~_uncapped(cone)).astype(np.int32)
-        solver = new_highs()
-        for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
-            solver.setOptionValue(option, TOLERANCE)  # accurate duals: a tight certified bound
-        solver.changeObjectiveSense(highspy.ObjSense.kMaximize)
-        self.scaled = scaled
-        # presolve runs only on a cold first solve; on the master over every output it costs
-        # 20 ms at N = 100 and 0.1 s at N = 200 and saves nothing (issue 12, :data:`DENSE_START`)
-        self.presolve = "choose" if presolve else "off"
-        solver.setOptionValue("presolve", self.presolve)
-        if not scaled:
-            solver.setOptionValue("simplex_scale_strategy", 0)
-        self.stop = stop
-        empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
-        solver.addRows(n, np.ones(n), np.ones(n), 0, empty_i, empty_i, empty_f)
-        self.solver = solver
         self.outputs: list[int] = []
-        self.solution = np.zeros(0)
         self.solved = 0  # outputs in the LP at the last successful solve
         self.used = 0  # of them, outputs that carry mass
-        self.rounds = 0
-        self.dual_first = False  # the next solve starts with dual simplex (:meth:`start`)
-        self.slowest = 0.0
-        self.reserve = 0.0  # solve() honours its time limit
-        self.pruned = np.zeros(n, dtype=bool)  # outputs that left the master once
+        self.pruned = np.zeros(self.n, dtype=bool)  # outputs that left the master once
 
     def add(self, outputs: np.ndarray) -> None:
         """Add the block of each output in ``outputs`` (module docstring), all in one call."""
@@ -345,60 +320,10 @@ class RestrictedMaster:
                            and info.num_dual_infeasibilities == 0)
         self.rounds = 1
 
-    def solve(self, seconds: float | None) -> bool:
-        """Re-solve (warm after the first round); True when HiGHS reports an optimum, False when
-        ``seconds`` ran out first. Raises :class:`SolverError` when HiGHS fails otherwise."""
-        solver = self.solver
-        start = time.perf_counter()
-        end = math.inf if seconds is None else start + seconds
-        solved = False
-        interrupted = self.highspy.HighsModelStatus.kInterrupt
-        dual, self.dual_first = self.dual_first, False
-        if dual or self.rounds:
-            self._warm()
-        if dual:  # a crossover's dual feasible basis (:meth:`start`): dual simplex
-            solver.setOptionValue("simplex_strategy", 1)
-        elif self.rounds:  # the previous basis stays primal feasible: primal simplex
-            solver.setOptionValue("simplex_strategy", 4)
-            self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
-            solved = self._run()
-            if solved:
-                self.slowest = max(self.slowest, time.perf_counter() - start)
-            else:  # stalled: dual simplex from the basis reached
-                solver.setOptionValue("simplex_strategy", 1)
-        if not solved and time.perf_counter() < end and not self._stopped():
-            self._limit(end - time.perf_counter())
-            solved = self._run()
-            if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
-                # the LP always holds the constant columns: "infeasible" is HiGHS's presolve
-                # misjudging a near-zero cap coefficient (measured: a box with slack 1e-9 at
-                # eps = 0); solve it without presolve
-                solver.setOptionValue("presolve", "off")
-                solved = self._run()
-            if not self.rounds or dual:
-                self.slowest = time.perf_counter() - start
-        solver.setOptionValue("presolve", self.presolve)
-        solver.setOptionValue("simplex_dual_edge_weight_strategy", -1)  # HiGHS's choice
-        self.rounds += 1
-        if not solved:
-            if (solver.getModelStatus() in (self.highspy.HighsModelStatus.kTimeLimit,
-                                            interrupted)
-                    or time.perf_counter() >= end or self._stopped()):
-                return False
-            raise SolverError(
-                f"HiGHS did not solve the restricted linear-gain LP (N = {self.n}, "
-                f"{len(self.outputs)} outputs): status "
-                f"'{solver.modelStatusToString(solver.getModelStatus())}'"
-            )
+    def _read(self) -> None:
         self.solved = len(self.outputs)
-        solution = solver.getSolution()
-        self.solution = np.asarray(solution.col_value)
         blocks = self.solution.reshape(self.solved, self.n + 2)
         self.used = int(np.count_nonzero(blocks[:, : self.n].max(axis=1) + blocks[:, self.n] > 0))
-        self.row_duals = np.asarray(solution.row_dual)
-        self.duals = self.row_duals[: self.n] / self.unit
-        self.value = float(solver.getInfo().objective_function_value) / self.unit
-        return True
 
     def cap_duals(self) -> np.ndarray:
         """``(k, outputs)``: the cap rows' multipliers (``>= 0``) at the last solve, one column
@@ -456,51 +381,6 @@ class RestrictedMaster:
         self.solution = blocks[keep[: self.solved]].ravel()
         self.solved -= drop.size
         return outputs[drop]
-
-    def _warm(self) -> None:
-        """Options of every run from a basis at hand (a crossover's, the previous round's): no
-        presolve, and Devex edge weights for dual simplex (after a crossover, or after a primal
-        round that stalled). HiGHS's default, dual steepest edge, first computes exact weights
-        for every basic row (a solve each, before the first iteration and without looking at
-        its time limit), and HiGHS takes the option at the first run after the model changed:
-        set only before the dual run that follows a stalled primal one, it was not used.
-        Measured (issue 12, uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
-        (840 outputs, 841,840 rows) 116-120 s and no iteration within a 30 s limit, where Devex
-        met the limit (a design with ``time_limit=150`` returned after 198-208 s); at N = 400,
-        eps = 3 (164 outputs, 66,164 rows) the solve took 1.68 s, with Devex 0.46 s. Whole
-        designs at N = 400 (BENCHMARKS.md, "Devex after a crossover")."""
-        self.solver.setOptionValue("presolve", "off")
-        self.solver.setOptionValue("simplex_dual_edge_weight_strategy", 1)
-
-    def _run(self) -> bool:
-        """One HiGHS run, unless the stop event is set: checked after the run's time limit was
-        set, so a :meth:`cancel` in between is not lost. True when HiGHS reports an optimum."""
-        if self._stopped():
-            return False
-        self.solver.run()
-        return self.solver.getModelStatus() == self.highspy.HighsModelStatus.kOptimal
-
-    def cancel(self) -> None:
-        """End a run in another thread, once the stop event is set, by setting HiGHS's time limit
-        to 0: a running simplex reads its options as it goes (not a documented interface:
-        measured with highspy 1.16, it stops within 4-16 ms, or as late as 240 ms in warm primal
-        simplex rounds, BENCHMARKS.md, "Diagonal gains without an LP"; were it not read, the run
-        would end on its own and only time is lost). Not highspy's interrupt callback: it is
-        Python called at every simplex iteration, so a solve waits for the GIL whenever the
-        other racer runs Python (measured, issue 12: a master over every output, N = 100,
-        (x - y)^2 at eps 3, 0.085 s alone or racing without it, 0.10-0.12 s racing with it;
-        thirteenth session, without it on every racer: N = 200, 48 instances at eps 1, 2 and
-        3.5, 0.44-1.05 times the time, median 0.91, totals 28.3 -> 25.3 s; N = 100,
-        :data:`INTERIOR_MIN`)."""
-        self.solver.setOptionValue("time_limit", 0.0)
-
-    def _stopped(self) -> bool:
-        return self.stop is not None and self.stop.is_set()
-
-    def _limit(self, seconds: float) -> None:
-        """Stop the next run after ``seconds`` (HiGHS's clock adds up over runs)."""
-        budget = self.highspy.kHighsInf if math.isinf(seconds) else max(seconds, 1e-3)
-        self.solver.setOptionValue("time_limit", self.solver.getRunTime() + budget)
 
     def mechanism(self) -> np.ndarray:
         """N x N: ``P[:, y] = low_y + excess(., y)`` for the outputs of the last solve, 0
@@ -812,6 +692,8 @@ def _name(racer: _Racer) -> str:
     if racer.finished is not None:
         return "an interior point over every output, its point within the gap (no crossover)"
     name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
+    if racer.entries:
+        return "HiGHS on single entries over every output (entry generation)"
     if racer.dense:
         return name + " on every output"
     return name + " from an interior point" if racer.interior else name
@@ -825,13 +707,22 @@ class _Racer:
     crossover, with its certified bound."""
 
     def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
-                 stop: threading.Event | None, interior: bool = False,
-                 dense: bool = False) -> None:
-        self.weights, self.cone, self.interior, self.dense = weights, cone, interior, dense
-        self.master = RestrictedMaster(weights, cone, scaled, stop, presolve=not dense)
-        self.pricer = pricer.fork(self.master)
-        if not (interior or dense):
-            self.master.add(self.pricer.first)
+                 stop: threading.Event | None, interior: bool = False, dense: bool = False,
+                 entries: bool = False) -> None:
+        self.weights, self.cone, self.interior = weights, cone, interior
+        self.dense, self.entries = dense, entries
+        if entries:
+            self.master = EntryMaster(weights, cone, ~_uncapped(cone), stop)
+            self.pricer = EntryPricer(
+                self.master, lambda u, deadline: section_prices(u, weights, cone, deadline), GAP)
+            self.master.add(self.pricer.first())
+        else:
+            # presolve: 20 ms at N = 100 and 0.1 s at N = 200 on the master over every output,
+            # and saves nothing (issue 12, :data:`DENSE_MAX`)
+            self.master = RestrictedMaster(weights, cone, scaled, stop, presolve=not dense)
+            self.pricer = pricer.fork(self.master)
+            if not (interior or dense):
+                self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, "stopped", 0)
         self.error: BaseException | None = None
         self.central: np.ndarray | None = None  # an interior racer's converged multipliers
@@ -909,25 +800,31 @@ class _Racer:
         return finish.bound
 
 
-def _rival(n: int, cone: Cone) -> str:
-    """The second racer for ``n`` outputs: ``"dense"`` (:data:`DENSE_START`), ``"interior"``
-    (:data:`INTERIOR_MIN`) or ``"unscaled"``."""
-    if RACE_MIN <= n <= DENSE_MAX and cone.b + cone.d >= DENSE_START * n * cone.a:
-        return "dense"
-    return "interior" if INTERIOR_MIN <= n <= INTERIOR_MAX else "unscaled"
+def _racers(n: int, cone: Cone) -> tuple[str, str]:
+    """The two racers for ``n`` outputs, by the cone's budget ``(b + d) / a``: from
+    :data:`ENTRIES_START` times N the dense racer (up to :data:`ENTRIES_DENSE_MAX` outputs, else
+    the scaled master) and entry generation; from :data:`DENSE_START` times N (up to
+    :data:`DENSE_MAX` outputs) the interior racer and the dense racer; else the scaled master
+    and the interior racer (:data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs) or the
+    unscaled master. Each is ``"scaled"``, ``"unscaled"``, ``"interior"``, ``"dense"`` or
+    ``"entries"``."""
+    budget = (cone.b + cone.d) / cone.a
+    if n >= RACE_MIN and budget >= ENTRIES_START * n:
+        return ("dense" if n <= ENTRIES_DENSE_MAX else "scaled"), "entries"
+    if RACE_MIN <= n <= DENSE_MAX and budget >= DENSE_START * n:
+        return "interior", "dense"
+    return "scaled", "interior" if INTERIOR_MIN <= n <= INTERIOR_MAX else "unscaled"
 
 
 def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
           race: bool, left_behind: float = math.inf) -> list[_Racer]:
-    """The scaled master alone, or (``race``) it and the second racer of :func:`_rival` in a
-    second thread (a dense or interior racer at once, the unscaled master from
-    :data:`RACE_LATE` seconds on or once the first failed), until one proves its optimum
-    (:data:`RACE_MIN`); a dense racer's first rival is the interior racer below a budget of
-    :data:`DENSE_MASTER` times N. A racer whose thread still runs at ``left_behind``
-    (``time.monotonic()`` seconds) and :data:`CANCEL_WAIT` seconds after its cancel is marked
-    :attr:`_Racer.left_behind` and nothing of it but :attr:`_Racer.bound` may be read. A racer's
-    :class:`SolverError` is raised when no racer solved a master; any other error of a racer is
-    raised in the calling thread."""
+    """The scaled master alone, or (``race``) the two racers of :func:`_racers`, the second in a
+    second thread (at once, but the unscaled master from :data:`RACE_LATE` seconds on or once
+    the first failed), until one proves its optimum (:data:`RACE_MIN`). A racer whose thread
+    still runs at ``left_behind`` (``time.monotonic()`` seconds) and :data:`CANCEL_WAIT` seconds
+    after its cancel is marked :attr:`_Racer.left_behind` and nothing of it but
+    :attr:`_Racer.bound` may be read. A racer's :class:`SolverError` is raised when no racer
+    solved a master; any other error of a racer is raised in the calling thread."""
     pricer = _OutputPricer(weights, cone)
     if not race:
         racers = [_Racer(weights, cone, pricer, True, None)]
@@ -935,11 +832,11 @@ def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
         return racers
     stop = threading.Event()
     n = len(weights)
-    rival = _rival(n, cone)
-    first = rival == "dense" and cone.b + cone.d < DENSE_MASTER * n * cone.a
-    racers = [_Racer(weights, cone, pricer, True, stop, interior=first),
-              _Racer(weights, cone, pricer, rival != "unscaled", stop,
-                     interior=rival == "interior", dense=rival == "dense")]
+    kinds = _racers(n, cone)
+    racers = [_Racer(weights, cone, pricer, kind != "unscaled", stop,
+                     interior=kind == "interior", dense=kind == "dense",
+                     entries=kind == "entries") for kind in kinds]
+    rival = kinds[1]
     threads = [threading.Thread(target=racer.run, daemon=True,
                                 args=(deadline, fallback, stop,
                                       [r for r in racers if r is not racer]))
