@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 import threading
 import time
 
@@ -394,7 +395,9 @@ def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatc
     monkeypatch.setattr(linear_gain._Racer, "run", ordered)
     result = pml.design(prior, eps, gain=gain)
     assert_matches_compact(result, prior, gain, eps, 0.0)
-    assert "entry generation" in result.method
+    columns = int(re.search(r"restricted to (\d+) of its (\d+) columns", result.method)[1])
+    assert result.method.startswith("entry generation: compact LP over every output")
+    assert n < columns < n * (n + 2)
 
 
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])

@@ -88,7 +88,9 @@ class DesignResult(Result):
         (:func:`utility_ceiling`).
     method : str
         What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
-        box, LDP or a vertex set), "column generation" (mutual information) or "closed form"
+        box, LDP or a vertex set), "entry generation" (a linear gain near eps_max, where it
+        races output generation, :mod:`.entry_master`), "column generation" (mutual
+        information) or "closed form"
         (the answer without a search: the unconstrained optimum when eps is large enough, or for
         a diagonal gain such as the identity on a prior, ball or box the fractional knapsack or
         randomized response of :mod:`.diagonal_gain` when exact pricing certifies it), then the
@@ -789,11 +791,18 @@ def _output_generation(weights: np.ndarray, cone, prior: np.ndarray,
                 f"({coarse.status}), lifted; no search over the inputs: {time_limit:.2g} s "
                 f"left, one pricing of every output takes {coarse.pricing:.2g} s"), "time limit"
     solution = solve_linear_gain(weights, cone, time_limit)
-    method = (f"output generation: compact LP over {solution.outputs} of {len(prior)} "
-              f"outputs ({solution.solver}, {solution.rounds} "
-              f"round{'s' if solution.rounds != 1 else ''})" if solution.rounds else
-              f"compact LP over every output: {solution.solver} ({solution.outputs} of "
-              f"{len(prior)} outputs carry mass)")
+    rounds = f"{solution.rounds} round{'s' if solution.rounds != 1 else ''}"
+    n = len(prior)
+    if solution.entries:
+        method = (f"entry generation: compact LP over every output restricted to "
+                  f"{solution.entries} of its {n * (n + 2)} columns ({solution.solver}, "
+                  f"{rounds}; {solution.outputs} outputs carry mass)")
+    elif solution.rounds:
+        method = (f"output generation: compact LP over {solution.outputs} of {n} outputs "
+                  f"({solution.solver}, {rounds})")
+    else:
+        method = (f"compact LP over every output: {solution.solver} ({solution.outputs} of "
+                  f"{n} outputs carry mass)")
     if coarse is None or solution.status == "optimal":
         return solution.mechanism, solution.upper_bound, method, solution.status
     upper_bound = min(solution.upper_bound, coarse.upper_bound)

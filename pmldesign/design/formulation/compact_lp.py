@@ -39,7 +39,8 @@ class LinearSolution:
     the search ended (``"optimal"``, ``"time limit"``, ``"stalled"``), the outputs in the final
     restricted LP, the number of LP solves, the solver that found the mechanism and, from output
     generation, row-sum multipliers: an interior racer's converged ones, else the duals of the
-    winner's last LP (``None`` when neither exists)."""
+    winner's last LP (``None`` when neither exists); ``entries`` is the number of the compact
+    LP's columns in the final LP when entry generation found the mechanism (else 0)."""
 
     mechanism: np.ndarray
     value: float
@@ -49,6 +50,7 @@ class LinearSolution:
     rounds: int = 1
     solver: str = "HiGHS"
     multipliers: np.ndarray | None = None
+    entries: int = 0
 
 
 class _Builder:

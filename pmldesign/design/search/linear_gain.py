@@ -544,6 +544,7 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
         mechanism, value = winner.mechanism(), search.value
         multipliers = winner.master.duals if multipliers is None else multipliers
     closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
+    entries = winner.master.solver.getNumCol() if winner.entries and search.solved else 0
     status = "optimal" if search.status == "optimal" or closed else (
         search.status if search.status != "stopped" else "time limit")
     return LinearSolution(
@@ -551,8 +552,10 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None)
         outputs=1 if winner.left_behind else winner.outputs(),
         rounds=0 if winner.left_behind else winner.master.rounds,
         multipliers=multipliers,
-        solver=_name(winner) + (f", raced against {_name(racers[1 - racers.index(winner)])}"
-                                if len(racers) == 2 else ""),
+        solver=("HiGHS" if entries else _name(winner)) + (
+            f", raced against {_name(racers[1 - racers.index(winner)])}"
+            if len(racers) == 2 else ""),
+        entries=entries,
     )
 
 
@@ -693,7 +696,7 @@ def _name(racer: _Racer) -> str:
         return "an interior point over every output, its point within the gap (no crossover)"
     name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
     if racer.entries:
-        return "HiGHS on single entries over every output (entry generation)"
+        return "entry generation (HiGHS)"
     if racer.dense:
         return name + " on every output"
     return name + " from an interior point" if racer.interior else name
