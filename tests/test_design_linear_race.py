@@ -374,6 +374,39 @@ def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round
     assert racer.search.status == "optimal"
 
 
+def test_entry_generation_closes_below_its_tolerance_divided_by_the_section_cap():
+    """An out-of-LP entry of reduced cost r counts up to r (b + d) / a in the bound: once no
+    entry is above the tolerance, those above tolerance / ((b + d) / a) enter, and the search
+    ends with none of them left (tolerance 1e-3 here, so the second floor is needed)."""
+    from pmldesign.design.search.entry_master import EntryPricer
+
+    n, eps, tolerance = 40, 3.0, 1e-3
+    prior, gain = _problem(n, "random")
+    cone = make_cone(prior, eps, 0.0, n)
+    weights = prior[:, None] * gain
+    racer = linear_gain._Racer(weights, cone, linear_gain._OutputPricer(weights, cone), True,
+                               None, entries=True)
+    pricer = EntryPricer(racer.master, racer.pricer.prices, tolerance)
+    racer.pricer, master = pricer, racer.master
+    rounds = []
+
+    def price(duals, value, deadline):
+        entry, _ = master.reduced()
+        entering = EntryPricer.price(pricer, duals, value, deadline)
+        ones = entering.columns[entering.columns[:, 0] >= 0]
+        rounds.append((entry[ones[:, 0], ones[:, 1]], tolerance * max(1.0, abs(value))))
+        return entering
+
+    pricer.price = price
+    racer.run(math.inf, math.inf, None, [])
+    top = (cone.b + cone.d) / cone.a
+    assert top > 1.0
+    assert any(len(rc) and rc.max() <= least for rc, least in rounds)  # the second floor
+    entry, _ = master.reduced()
+    least = tolerance * max(1.0, abs(master.value))
+    assert (entry[~master.entered[:n]] <= least / top).all()
+
+
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])
 def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatch):
     n, eps = 30, 3.0  # e^3 = 20 >= ENTRIES_START * 30

@@ -129,6 +129,8 @@ class EntryPricer:
     def __init__(self, master: EntryMaster, prices, tolerance: float) -> None:
         #: ``prices(duals)``: ``h_y`` of every output (:func:`.linear_gain.section_prices`)
         self.master, self.prices, self.tolerance = master, prices, tolerance
+        cone = master.cone
+        self.top = max(1.0, (cone.b + cone.d) / cone.a)  # largest entry of the section
         self.reserve = 0.0
 
     def first(self) -> np.ndarray:
@@ -146,6 +148,11 @@ class EntryPricer:
         entry, low = master.reduced()
         least = self.tolerance * max(1.0, abs(value))
         positive = np.argwhere((entry > least) & ~master.entered[:n])
+        if not len(positive):
+            # an entry's reduced cost counts in h_y up to the section's largest entry times
+            # (b + d) / a: N = 2000, uniform random gain at eps 7, none above 1e-10 and h_y
+            # 5.7e-8 from one entry at 6.3e-11 (e^7 = 1097), the search stalled
+            positive = np.argwhere((entry > least / self.top) & ~master.entered[:n])
         lows = np.flatnonzero((low > least) & ~master.entered[n])
         if len(positive) > BATCH * n:
             gains = entry[positive[:, 0], positive[:, 1]]
