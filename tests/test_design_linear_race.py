@@ -13,10 +13,18 @@ import exact_oracle
 import numpy as np
 import pytest
 from design_checks import assert_matches_compact, problem
+from prior_set_reference import (
+    box_vertices_brute,
+    design_lp,
+    design_lp_reached,
+    exact_box_points,
+    exactly_feasible,
+)
 
 import pmldesign as pml
 from pmldesign._errors import SolverError
 from pmldesign.design.formulation.compact_lp import solve_compact
+from pmldesign.design.math.feasible import FeasibleSet
 from pmldesign.design.search.cone_pricing import make_cone
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
@@ -431,6 +439,41 @@ def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatc
     columns = int(re.search(r"restricted to (\d+) of its (\d+) columns", result.method)[1])
     assert result.method.startswith("entry generation: compact LP over every output")
     assert n < columns < n * (n + 2)
+
+
+@pytest.mark.parametrize("kind", ["square", "random"])
+@pytest.mark.parametrize("share", [0.3, 0.9])
+def test_entry_generation_over_a_box_is_the_literal_lp_optimum(racing, kind, share,
+                                                               monkeypatch):
+    """A box {P >= lower} (its section's nu has no zero here but a skewed lower bound), entry
+    generation's answer: the optimum of the literal LP over the box's N vertices, exactly
+    feasible on every vertex (rationals)."""
+    n, eps = 12, 2.5
+    prior, gain = _problem(n, kind)
+    lower = share * prior
+    box = pml.PriorSet.box(lower)
+    assert linear_gain._racers(n, FeasibleSet.for_set(box, eps).cone())[1] == "entries"
+    done, run = threading.Event(), linear_gain._Racer.run
+
+    def ordered(self, *args):
+        if self.entries:
+            try:
+                return run(self, *args)
+            finally:
+                done.set()
+        assert done.wait(60.0), "the entry racer never ended"
+        return run(self, *args)
+
+    monkeypatch.setattr(linear_gain._Racer, "run", ordered)
+    result = pml.design(box, eps, gain=gain)
+    assert result.method.startswith("entry generation")
+    weights = box.reference[:, None] * gain
+    scale = max(1.0, float(np.abs(weights).sum()))
+    points, exact = box_vertices_brute(lower), exact_box_points(lower)
+    assert result.exact and result.status == "optimal"
+    assert exactly_feasible(result.mechanism, exact, eps)
+    assert result.utility >= design_lp(points, eps, weights) - 1e-8 * scale
+    assert result.upper_bound >= design_lp_reached(points, exact, eps, weights) - 1e-12 * scale
 
 
 @pytest.mark.parametrize("kind", ["identity", "square", "random"])
