@@ -415,13 +415,9 @@ def test_entry_generation_closes_below_its_tolerance_divided_by_the_section_cap(
     assert (entry[~master.entered[:n]] <= least / top).all()
 
 
-@pytest.mark.parametrize("kind", ["identity", "square", "random"])
-def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatch):
-    n, eps = 30, 3.0  # e^3 = 20 >= ENTRIES_START * 30
-    prior, gain = _problem(n, kind)
-    assert linear_gain._racers(n, make_cone(prior, eps, 0.0, n)) == ("dense", "entries")
-    # the entry racer's answer is the one checked: its rival waits until it is done (it then
-    # finds the race stopped)
+def _entries_first(monkeypatch):
+    """The entry racer's answer is the one checked: its rival waits until it is done (it then
+    finds the race stopped)."""
     done, run = threading.Event(), linear_gain._Racer.run
 
     def ordered(self, *args):
@@ -434,6 +430,14 @@ def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatc
         return run(self, *args)
 
     monkeypatch.setattr(linear_gain._Racer, "run", ordered)
+
+
+@pytest.mark.parametrize("kind", ["identity", "square", "random"])
+def test_designs_raced_against_an_entry_racer_are_exact(racing, kind, monkeypatch):
+    n, eps = 30, 3.0  # e^3 = 20 >= ENTRIES_START * 30
+    prior, gain = _problem(n, kind)
+    assert linear_gain._racers(n, make_cone(prior, eps, 0.0, n)) == ("dense", "entries")
+    _entries_first(monkeypatch)
     result = pml.design(prior, eps, gain=gain)
     assert_matches_compact(result, prior, gain, eps, 0.0)
     columns = int(re.search(r"restricted to (\d+) of its (\d+) columns", result.method)[1])
@@ -453,18 +457,7 @@ def test_entry_generation_over_a_box_is_the_literal_lp_optimum(racing, kind, sha
     lower = share * prior
     box = pml.PriorSet.box(lower)
     assert linear_gain._racers(n, FeasibleSet.for_set(box, eps).cone())[1] == "entries"
-    done, run = threading.Event(), linear_gain._Racer.run
-
-    def ordered(self, *args):
-        if self.entries:
-            try:
-                return run(self, *args)
-            finally:
-                done.set()
-        assert done.wait(60.0), "the entry racer never ended"
-        return run(self, *args)
-
-    monkeypatch.setattr(linear_gain._Racer, "run", ordered)
+    _entries_first(monkeypatch)
     result = pml.design(box, eps, gain=gain)
     assert result.method.startswith("entry generation")
     weights = box.reference[:, None] * gain
