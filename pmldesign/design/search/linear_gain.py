@@ -177,7 +177,14 @@ FINISH = 0.9
 #: others within noise (0.20-0.83). Lower it is neutral at N = 100 (eps 2.5, budget 0.12 N) but
 #: at N = 200, eps 3.5 (0.17 N) it displaces the interior racer: (x - y)^2 1.39 -> 0.99, random
 #: 0.63 -> 1.03. 0.18 rather than 0.2 keeps N = 100, eps = 3 on a small ball (budget 19.7).
-DENSE_START = 0.18
+#: 0.14 since the twenty-fifth session (uniform and Dirichlet(5) seeds 0 and 1, fixed and ball,
+#: |x - y|, (x - y)^2, block and random gains, two runs each alternating in one process, against
+#: HiGHS simplex on the compact LP; BENCHMARKS.md, "The dense racer from 0.14 N"): N = 100, eps
+#: 2.6-2.9, 72 instances, totals 7.16 -> 6.35 s, over HiGHS 7 -> 0 (better of two runs; at most
+#: 1.27 -> 0.99), the distortions on Dirichlet balls at eps 2.9 1.0-1.15 -> under 1; N = 200,
+#: eps 3.35 and 3.5, 48 instances 20.8 -> 18.9 s, at most 0.91 -> 0.70, random gains 0.14-0.27
+#: either way (the tenth session's 0.63 -> 1.03 not reproduced: its race was another).
+DENSE_START = 0.14
 DENSE_MAX = 200
 #: From a budget of ``ENTRIES_START`` times N the racers are the dense racer (up to
 #: ``ENTRIES_DENSE_MAX`` outputs, else the scaled master) and *entry generation*
