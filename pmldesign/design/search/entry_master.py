@@ -127,7 +127,8 @@ class EntryPricer:
     row-sum duals (:func:`.cone_pricing.bound`, over every output)."""
 
     def __init__(self, master: EntryMaster, prices, tolerance: float) -> None:
-        #: ``prices(duals)``: ``h_y`` of every output (:func:`.linear_gain.section_prices`)
+        #: ``prices(duals, deadline)``: ``h_y`` of every output, ``None`` past ``deadline``
+        #: (:func:`.linear_gain.section_prices`)
         self.master, self.prices, self.tolerance = master, prices, tolerance
         cone = master.cone
         self.top = max(1.0, (cone.b + cone.d) / cone.a)  # largest entry of the section
@@ -149,8 +150,8 @@ class EntryPricer:
         least = self.tolerance * max(1.0, abs(value))
         positive = np.argwhere((entry > least) & ~master.entered[:n])
         if not len(positive):
-            # an entry's reduced cost counts in h_y up to the section's largest entry times
-            # (b + d) / a: N = 2000, uniform random gain at eps 7, none above 1e-10 and h_y
+            # an entry's reduced cost counts in h_y times the entry's value in the section, up
+            # to (b + d) / a: N = 2000, uniform random gain at eps 7, none above 1e-10 and h_y
             # 5.7e-8 from one entry at 6.3e-11 (e^7 = 1097), the search stalled
             positive = np.argwhere((entry > least / self.top) & ~master.entered[:n])
         lows = np.flatnonzero((low > least) & ~master.entered[n])

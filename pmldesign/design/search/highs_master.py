@@ -126,7 +126,6 @@ class HighsMaster:
         """What a subclass reads of a solve beyond :attr:`solution`, :attr:`row_duals`,
         :attr:`duals` and :attr:`value` (called after each successful one)."""
 
-
     def _warm(self) -> None:
         """Options of every run from a basis at hand (a crossover's, the previous round's): no
         presolve, and Devex edge weights for dual simplex (after a crossover, or after a primal
