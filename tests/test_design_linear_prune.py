@@ -59,6 +59,51 @@ def test_the_rest_of_the_basis_is_optimal_for_the_smaller_master(monkeypatch, n,
     np.testing.assert_allclose(master.mechanism(), mechanism, atol=1e-12)
 
 
+def _basic_per_block_from_statuses(master):
+    """The same count from HiGHS's statuses (the slow way the master avoids)."""
+    basis, basic = master.solver.getBasis(), master.highspy.HighsBasisStatus.kBasic
+    columns = np.array([s == basic for s in basis.col_status])
+    rows = np.array([s == basic for s in basis.row_status])
+    total, m = len(master.outputs), len(master.capped) + len(master.low)
+    return columns.reshape(total, -1).sum(axis=1) + rows[master.n:].reshape(total, m).sum(axis=1)
+
+
+@pytest.mark.parametrize(("n", "kind", "eps", "radius"), CASES)
+def test_basic_variables_are_counted_per_block_as_the_statuses_say(monkeypatch, n, kind, eps,
+                                                                    radius):
+    monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
+    monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)
+    master = _full_master(n, kind, eps, radius)
+    total, m = len(master.outputs), len(master.capped) + len(master.low)
+    counts = master._basic_per_block(total, m)
+    np.testing.assert_array_equal(counts, _basic_per_block_from_statuses(master))
+    assert counts.sum() <= master.solver.getNumRow()  # the row sums' slacks are not counted
+    assert master.prune().size > 0  # and again on the smaller master, re-solved
+    master.solver.setOptionValue("output_flag", False)
+    assert master.solve(None)
+    total = len(master.outputs)
+    np.testing.assert_array_equal(master._basic_per_block(total, m),
+                                  _basic_per_block_from_statuses(master))
+
+
+def test_basic_variables_are_counted_per_block_with_a_cap_row_per_vertex():
+    from pmldesign.design.math.feasible import FeasibleSet
+    from pmldesign.uncertainty import PriorSet
+
+    n = 16
+    prior, gain = _instance(n, "square")
+    vertices = np.random.default_rng(5).dirichlet(np.full(n, 5.0), size=3)
+    prior_set = PriorSet.from_vertices(vertices)
+    master = linear_gain.RestrictedMaster(prior_set.reference[:, None] * gain,
+                                          FeasibleSet.for_set(prior_set, 1.0))
+    master.add(np.arange(n))
+    assert master.solve(None)
+    total, m = len(master.outputs), len(master.capped) + len(master.low)
+    assert len(master.low) > 1
+    np.testing.assert_array_equal(master._basic_per_block(total, m),
+                                  _basic_per_block_from_statuses(master))
+
+
 def test_an_output_leaves_the_master_at_most_once(monkeypatch):
     monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
     monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)

@@ -359,15 +359,13 @@ class RestrictedMaster(HighsMaster):
         least = max(PRUNE_MIN, PRUNE_SHARE * len(self.outputs))
         if dead.sum() < least:
             return none
-        basis = self.solver.getBasis()
-        columns, rows = _statuses(basis.col_status), _statuses(basis.row_status)
-        basic = self.highspy.HighsBasisStatus.kBasic.value
         total, m = len(self.outputs), len(self.capped) + len(self.low)  # rows per block
-        held = ((columns[0].reshape(total, n + 2)[: self.solved] == basic).sum(axis=1)
-                + (rows[0][n:].reshape(total, m)[: self.solved] == basic).sum(axis=1))
+        held = self._basic_per_block(total, m)[: self.solved]
         drop = np.flatnonzero(dead & (held == m))
         if drop.size < least:
             return none
+        basis = self.solver.getBasis()
+        columns, rows = _objects(basis.col_status), _objects(basis.row_status)
         gone_columns = np.zeros((total, n + 2), dtype=bool)
         gone_columns[drop] = True
         gone_rows = np.concatenate([np.zeros(n, dtype=bool),
@@ -377,8 +375,8 @@ class RestrictedMaster(HighsMaster):
                                np.flatnonzero(gone_columns).astype(np.int32))
         self.solver.deleteRows(int(gone_rows.sum()), np.flatnonzero(gone_rows).astype(np.int32))
         rest = self.highspy.HighsBasis()
-        rest.col_status = columns[1][~gone_columns].tolist()
-        rest.row_status = rows[1][~gone_rows].tolist()
+        rest.col_status = columns[~gone_columns].tolist()
+        rest.row_status = rows[~gone_rows].tolist()
         rest.valid = True
         self.solver.setBasis(rest)
         keep = np.ones(total, dtype=bool)
@@ -388,6 +386,22 @@ class RestrictedMaster(HighsMaster):
         self.solution = blocks[keep[: self.solved]].ravel()
         self.solved -= drop.size
         return outputs[drop]
+
+    def _basic_per_block(self, blocks: int, rows: int) -> np.ndarray:
+        """The number of basic variables (columns and row slacks) in each of the ``blocks``
+        blocks of ``N + 2`` columns and ``rows`` rows (after the N row sums), from HiGHS's list
+        of basic variables (``j >= 0`` column ``j``, ``-1 - i`` row ``i``'s slack); all 0 when
+        HiGHS has none to give. Measured (issue 12, N = 100): 0.16 ms, against 4.4 ms through
+        ``getBasis`` and the statuses' codes, and six of seven checks at (x - y)^2, eps 2.6
+        drop nothing."""
+        status, basic = self.solver.getBasicVariables()
+        if status != self.highspy.HighsStatus.kOk:
+            return np.zeros(blocks, dtype=np.int64)
+        basic = np.asarray(basic, dtype=np.int64)
+        columns = basic[basic >= 0] // (self.n + 2)
+        slacks = (-1 - basic[basic < 0] - self.n) // rows
+        return (np.bincount(columns, minlength=blocks)
+                + np.bincount(slacks[slacks >= 0], minlength=blocks))
 
     def mechanism(self) -> np.ndarray:
         """N x N: ``P[:, y] = low_y + excess(., y)`` for the outputs of the last solve, 0
@@ -399,14 +413,11 @@ class RestrictedMaster(HighsMaster):
         return mechanism
 
 
-def _statuses(statuses: list) -> tuple[np.ndarray, np.ndarray]:
-    """HiGHS basis statuses as codes (int8) and as an object array of the same statuses, to
-    index and hand back (measured, issue 12: 20,000 statuses in 3.5 ms, against 13 ms through
-    ``int`` and the enum's constructor)."""
+def _objects(statuses: list) -> np.ndarray:
+    """HiGHS basis statuses as an object array, to index and hand back."""
     objects = np.empty(len(statuses), dtype=object)
     objects[:] = statuses
-    codes = np.fromiter((s.value for s in statuses), dtype=np.int8, count=len(statuses))
-    return codes, objects
+    return objects
 
 
 def master_rows(cone: Cone | FeasibleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
