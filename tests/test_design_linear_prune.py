@@ -30,6 +30,13 @@ def _full_master(n, kind, eps, radius):
     return master
 
 
+def _pruning_master(monkeypatch, n, kind, eps, radius):
+    """:func:`_full_master`, with pruning from one output on."""
+    monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
+    monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)
+    return _full_master(n, kind, eps, radius)
+
+
 CASES = [(30, "square", 1.0, 0.0), (30, "absolute", 0.5, 0.0), (24, "square", 1.0, 0.01),
          (20, "identity", 2.0, 0.0)]
 
@@ -37,9 +44,7 @@ CASES = [(30, "square", 1.0, 0.0), (30, "absolute", 0.5, 0.0), (24, "square", 1.
 @pytest.mark.parametrize(("n", "kind", "eps", "radius"), CASES)
 def test_the_rest_of_the_basis_is_optimal_for_the_smaller_master(monkeypatch, n, kind, eps,
                                                                  radius):
-    monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
-    monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)
-    master = _full_master(n, kind, eps, radius)
+    master = _pruning_master(monkeypatch, n, kind, eps, radius)
     value, mechanism = master.value, master.mechanism()
     rows, m = master.solver.getNumRow(), len(master.capped) + 1
     gone = master.prune()
@@ -71,9 +76,7 @@ def _basic_per_block_from_statuses(master):
 @pytest.mark.parametrize(("n", "kind", "eps", "radius"), CASES)
 def test_basic_variables_are_counted_per_block_as_the_statuses_say(monkeypatch, n, kind, eps,
                                                                     radius):
-    monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
-    monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)
-    master = _full_master(n, kind, eps, radius)
+    master = _pruning_master(monkeypatch, n, kind, eps, radius)
     total, m = len(master.outputs), len(master.capped) + len(master.low)
     counts = master._basic_per_block(total, m)
     np.testing.assert_array_equal(counts, _basic_per_block_from_statuses(master))
@@ -105,9 +108,7 @@ def test_basic_variables_are_counted_per_block_with_a_cap_row_per_vertex():
 
 
 def test_an_output_leaves_the_master_at_most_once(monkeypatch):
-    monkeypatch.setattr(linear_gain, "PRUNE_MIN", 1)
-    monkeypatch.setattr(linear_gain, "PRUNE_SHARE", 0.0)
-    master = _full_master(30, "square", 1.0, 0.0)
+    master = _pruning_master(monkeypatch, 30, "square", 1.0, 0.0)
     gone = master.prune()
     master.add(gone)
     assert master.solve(None)
