@@ -265,6 +265,16 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     -------
     DesignResult
 
+    Notes
+    -----
+    Threads: from N = 100 on, with two or more cores, a linear design races two solvers in two
+    threads (:mod:`.linear_gain`) and for the race holds BLAS at one thread through
+    ``threadpoolctl``, which acts on the whole process: numpy work in the caller's other threads
+    runs on one BLAS thread meanwhile. Conversely a multi-threaded BLAS call of the caller's
+    just before a design leaves OpenBLAS's worker spinning for about 0.1 s, a core taken from
+    the race (measured at N = 100: up to 1.4x the time; BENCHMARKS.md, "Single runs at
+    N = 100").
+
     Examples
     --------
     >>> r = design([0.5, 0.5], np.log(1.5), gain=np.eye(2))
