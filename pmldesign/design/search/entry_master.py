@@ -17,9 +17,9 @@ exact Lagrangian bound of :mod:`.cone_pricing` at its row-sum duals, as for outp
 
 Measured (issue 12, prototype, one thread, against HiGHS simplex on the compact LP): N = 100,
 uniform prior, random gain at eps 4.5 0.011 s against 0.044 s; N = 200 at eps 5 0.031 s
-against 0.18 s; N = 400 at eps 5.5 0.11-0.31 s against 0.9-1.3 s. Lower (budget ``e^eps``
+against 0.18 s; N = 400 at eps 5.5 0.11-0.31 s against 0.9-1.3 s. Lower (a budget ``(b + d) / a``
 under a third of N) it can lose to output generation, e.g. N = 200, uniform prior, (x - y)^2
-at eps 4.2 0.62 s against 0.32 s: it races (:func:`.linear_gain._rival`).
+at eps 4.2 0.62 s against 0.32 s: it races (:func:`.linear_gain._racers`).
 """
 
 from __future__ import annotations

@@ -80,7 +80,9 @@ class HighsMaster:
         dual, self.dual_first = self.dual_first, False
         if dual or self.rounds:
             self._warm()
-        if dual:  # a crossover's dual feasible basis (:meth:`start`): dual simplex
+        # a crossover's dual feasible basis (:meth:`.linear_gain.RestrictedMaster.start`): dual
+        # simplex
+        if dual:
             solver.setOptionValue("simplex_strategy", 1)
         elif self.rounds:  # the previous basis stays primal feasible: primal simplex
             solver.setOptionValue("simplex_strategy", 4)
@@ -160,7 +162,7 @@ class HighsMaster:
         (x - y)^2 at eps 3, 0.085 s alone or racing without it, 0.10-0.12 s racing with it;
         thirteenth session, without it on every racer: N = 200, 48 instances at eps 1, 2 and
         3.5, 0.44-1.05 times the time, median 0.91, totals 28.3 -> 25.3 s; N = 100,
-        :data:`INTERIOR_MIN`)."""
+        :data:`.linear_gain.INTERIOR_MIN`)."""
         self.solver.setOptionValue("time_limit", 0.0)
 
     def _stopped(self) -> bool:

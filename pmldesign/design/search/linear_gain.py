@@ -467,7 +467,8 @@ def section_prices(multipliers: np.ndarray, weights: np.ndarray, cone,
 def certified_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
                     deadline: float = math.inf) -> float | None:
     """The Lagrangian bound of any row-sum ``multipliers`` (module docstring), priced exactly
-    over every output; ``None`` when the pricing would end after ``deadline`` (:func:`_prices`)."""
+    over every output; ``None`` when the pricing would end after ``deadline``
+    (:func:`section_prices`)."""
     prices = section_prices(multipliers, weights, cone, deadline)
     return None if prices is None else bound(multipliers, prices, weights, cone)
 
@@ -712,9 +713,9 @@ def _name(racer: _Racer) -> str:
         return "a racer left running at the time limit"
     if racer.finished is not None:
         return "an interior point over every output, its point within the gap (no crossover)"
-    name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
     if racer.entries:
         return "entry generation (HiGHS)"
+    name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
     if racer.dense:
         return name + " on every output"
     return name + " from an interior point" if racer.interior else name
