@@ -62,7 +62,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check pmldesign tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) $(LATEST) $(MINIMUM) build *.egg-info .pytest_cache

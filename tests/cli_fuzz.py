@@ -11,7 +11,7 @@ any option the command has.
 The contract checked for every case (:meth:`Outcome.problems`): exit code 0 or 2; exit 2 prints
 exactly one line ``error: ...`` on stderr; no traceback; no Python warning escapes; nothing is
 written to the file descriptors behind Python's back; with ``--json`` and exit 0, stdout is one
-JSON document valid against its schema (``pmldesign/schemas``); a run with ``--time-limit T``
+JSON document valid against its schema (``src/pmldesign/schemas``); a run with ``--time-limit T``
 ends within ``1.1 T + 1`` seconds; no run takes more than :data:`CASE_SECONDS` or grows the
 process by more than :data:`MEMORY_GROWTH` bytes.
 

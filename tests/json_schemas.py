@@ -1,4 +1,4 @@
-"""The JSON Schemas shipped in ``pmldesign/schemas``, for validating ``--json`` output in tests.
+"""The JSON Schemas shipped in ``src/pmldesign/schemas``, for validating ``--json`` output in tests.
 
 Every schema is registered under its ``$id``, so the references between them
 (``certify-v1.json#/$defs/certificate``, ``mechanism-v1.json``) resolve offline.

@@ -1,4 +1,4 @@
-"""Runs of consecutive inputs (pmldesign/design/search/coarse.py): the lifted design is worth at
+"""Runs of consecutive inputs (src/pmldesign/design/search/coarse.py): the lifted design is worth at
 most the optimum and its lifted bound at least the optimum (the literal LP of
 tests/_design_brute.py, exact oracle), and a time-limited design returns it when the search over
 the inputs does worse; for mutual information the lifted design is feasible, at most the

@@ -112,15 +112,12 @@ def test_compare_orders_the_three():
 
 def test_cli_design_mutual_information():
     import json
-    import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     run = subprocess.run(
         [sys.executable, "-m", "pmldesign", "design", "--prior", "0.4,0.2,0.2,0.2", "--eps",
-         str(math.log(2)), "--json"], capture_output=True, text=True, env=env, timeout=120,
+         str(math.log(2)), "--json"], capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)

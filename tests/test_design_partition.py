@@ -1,4 +1,4 @@
-"""Randomized response over a partition of the inputs (pmldesign/design/math/partition.py):
+"""Randomized response over a partition of the inputs (src/pmldesign/design/math/partition.py):
 balanced groups, the largest level its cap rows allow (checked with the exact oracle), and the
 floor it gives a mutual-information search that runs out of time."""
 

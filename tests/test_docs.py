@@ -74,7 +74,7 @@ OUTSIDE = [r"shared/" + "papers", r"\.\./" + "shared", r"extremal-mechanisms-" +
 def test_no_citation_points_outside_the_repository():
     """Docstrings, comments and docs cite docs/ pages, never files that are not shipped."""
     pattern = re.compile("|".join(OUTSIDE))
-    files = [p for d in ("pmldesign", "tests", "benchmarks", "examples", "docs")
+    files = [p for d in ("src", "tests", "benchmarks", "examples", "docs")
              for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md", ".rst")]
     files += [ROOT / "README.md", ROOT / "REPRODUCTION.md", ROOT / "BENCHMARKS.md"]
     hits = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"

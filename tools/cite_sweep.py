@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-FILES = [p for d in ("pmldesign", "tests", "benchmarks", "examples") for p in Path(d).rglob("*.py")]
+FILES = [p for d in ("src", "tests", "benchmarks", "examples") for p in Path(d).rglob("*.py")]
 FILES += [Path("README.md"), Path("REPRODUCTION.md"), Path("BENCHMARKS.md")]
 FILES += list(Path("docs").rglob("*.md")) + list(Path("docs").rglob("*.py"))
 
