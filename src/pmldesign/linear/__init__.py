@@ -17,7 +17,7 @@ from .bounds import (
     sensitivity,
 )
 from .calibration import histogram_noise_scale, noise_scale
-from .paper_theorem2 import Theorem2PaperResult, enumerate_theorem2_paper, theorem2_paper
+from .paper_theorem2 import Theorem2PaperResult, theorem2_paper
 from .pointwise import leakage_at, worst_prior_at
 from .release import release
 from .workloads import all_range, haar, identity, prefix, range_queries
@@ -28,7 +28,6 @@ __all__ = [
     "composition_bound",
     "corollary1_bound",
     "dp_epsilon",
-    "enumerate_theorem2_paper",
     "haar",
     "histogram_bound",
     "histogram_bound_simplified",
