@@ -14,7 +14,7 @@ from pmldesign.additive import gaussian_violation_probability
 from pmldesign.additive._halflines import _Model
 from pmldesign.uncertainty import l1_radius
 
-from ._timing import Result, best_of
+from ._timing import Result, Section, best_of
 
 #: (sigma, prior estimate) of Figs. 6a, 6b, 7 of 003; delta2 = 1e-6.
 CASES = [(1.5, (0.5, 0.5)), (2.0, (0.5, 0.5)), (1.5, (0.3, 0.7))]
@@ -31,7 +31,7 @@ def _workload(quick: bool):
     return [(e, s, p, r) for s, p in CASES for r in radii for e in eps_values]
 
 
-def run(quick: bool = False) -> list[Result]:
+def run(quick: bool = False) -> list[Section]:
     work = _workload(quick)
     results = []
     ours = best_of(lambda: [gaussian_violation_probability(e, s, p, r) for e, s, p, r in work])
@@ -46,4 +46,12 @@ def run(quick: bool = False) -> list[Result]:
             ok=bool(gap >= -1e-13) and (points < 100_001 or ours <= base),
             note=f"max under-report of the grid: {gap:.2e}",
         ))
-    return results
+    return [Section(
+        "Gaussian delta_1 of eq. (17) of 003: certified supremum vs the paper's grid search",
+        "Ours: `gaussian_violation_probability` (certified bisection over the l1 ball); "
+        "baseline: the same closed form on a grid of priors, as 003 computed Figs. 6-7.",
+        tuple(results),
+        "a coarse grid is cheaper per instance but under-reports the supremum between grid "
+        "points (note column); ours is certified, and faster than a grid fine enough to get "
+        "close.",
+    )]
