@@ -1,4 +1,4 @@
-"""`pmldesign reproduce`: every figure of issue 7 is registered; the CLI writes PNG + CSV."""
+"""`pmldesign reproduce`: every figure of the papers is registered; the CLI writes PNG + CSV."""
 
 from __future__ import annotations
 
