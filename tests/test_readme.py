@@ -56,9 +56,13 @@ def run(args: list[str], cwd: Path, env: dict[str, str], script: str | None = No
     return proc
 
 
-def test_readme_starts_with_the_two_commands():
-    text = README.read_text(encoding="utf-8")
-    assert text.startswith("```\nmake demo\nmake test\n```\n")
+def test_readme_starts_with_title_sentence_and_the_two_commands():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# pmldesign" and lines[1] == ""
+    fence = lines.index("```")
+    body = lines[2:fence]
+    assert body[-1] == "" and sum(line.endswith(".") for line in body) == 1  # one sentence
+    assert lines[fence + 1: fence + 4] == ["make demo", "make test", "```"]
 
 
 @pytest.mark.parametrize("target", ["demo", "test", "docs"])

@@ -63,8 +63,6 @@ from .uncertainty import (
     worst_case_leakage,
 )
 
-__version__ = "0.1.0"
-
 #: Subpackages imported on first attribute access (``pml.linear``), so ``import pmldesign``
 #: and ``pmldesign --help`` stay fast. (``pml.design`` is the function; the subpackage is
 #: ``pmldesign.design`` via ``from pmldesign.design import ...``.)
@@ -72,6 +70,10 @@ _LAZY_SUBPACKAGES = ("additive", "data", "experiments", "linear", "uncertainty")
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # one source, the installed package's metadata (pyproject.toml)
+        from importlib.metadata import version
+
+        return version(__name__)
     if name in _LAZY_SUBPACKAGES:
         import importlib
 

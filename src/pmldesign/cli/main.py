@@ -13,7 +13,6 @@ import sys
 
 import click
 
-from .. import __version__
 from . import _guard, _options
 
 #: (module, command attribute) of every subcommand, in the order ``--help`` lists them.
@@ -34,7 +33,7 @@ _COMMANDS = [
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              no_args_is_help=True)
-@click.version_option(__version__, prog_name="pmldesign")
+@click.version_option(package_name="pmldesign", prog_name="pmldesign")
 def cli() -> None:
     """Design and certify privacy mechanisms under pointwise maximal leakage (PML).
 
