@@ -16,6 +16,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into _static/mathjax: formulas render offline
     "myst_parser",
     "sphinx_click",
     "percent_scripts",  # docs/_ext: the tutorials (jupytext percent scripts) run and rendered
@@ -38,6 +39,9 @@ autodoc_class_signature = "separated"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_ivar = True  # dataclass attributes as a field list, not duplicate entries
+
+#: The local MathJax of sphinx-mathjax-offline (the default is a CDN: raw LaTeX offline).
+mathjax_path = "mathjax/tex-chtml.js"
 
 html_theme = "furo"
 html_title = f"pmldesign {version}"

@@ -46,7 +46,8 @@ def test_api_reference_documents_nothing_that_does_not_exist():
 
 @pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
-    for package in ("sphinx", "myst_parser", "furo", "jupytext", "sphinx_click"):
+    for package in ("sphinx", "myst_parser", "furo", "jupytext", "sphinx_click",
+                    "sphinx-mathjax-offline"):
         pytest.importorskip(package, reason="docs extra not installed (pip install -e .[docs])")
     out = tmp_path / "html"
     proc = subprocess.run(
@@ -64,6 +65,21 @@ def test_docs_build_without_warnings(tmp_path):
     assert "--target-eps" in (out / "cli.html").read_text(encoding="utf-8")
     tutorial = (out / "tutorials" / "design_and_certify.html").read_text(encoding="utf-8")
     assert "DesignResult(" in tutorial  # the tutorial ran and its output is on the page
+    _assert_math_renders_offline(out)
+
+
+def _assert_math_renders_offline(out: Path) -> None:
+    """Every page loads MathJax from the build itself, never from the network."""
+    pages = sorted(out.rglob("*.html"))
+    remote = [f"{p.relative_to(out)}: {src}" for p in pages
+              for src in re.findall(r'<script[^>]*\bsrc="((?:https?:)?//[^"]*)"',
+                                    p.read_text(encoding="utf-8"))]
+    assert not remote, "scripts loaded from the network:\n" + "\n".join(remote)
+    guide = (out / "guide.html").read_text(encoding="utf-8")
+    assert re.search(r'<script[^>]*src="_static/mathjax/tex-chtml\.js"', guide)
+    local = out / "_static" / "mathjax"
+    assert (local / "tex-chtml.js").stat().st_size > 100_000
+    assert list((local / "output" / "chtml" / "fonts").rglob("*.woff"))  # the glyphs, too
 
 
 # Pointers to files that do not ship with the repository (split so this file does not match).
