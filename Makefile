@@ -57,6 +57,8 @@ test-minimum:
 	$(MINIMUM)/bin/python -m pip install --quiet -c constraints-minimum.txt -e ".[dev,docs]"
 	$(MINIMUM)/bin/python -m pytest
 
+# bench: every benchmark (benchmarks/bench_*.py), then BENCHMARKS.md written from the run;
+# a subset or a smoke run: .venv/bin/python -m benchmarks [--quick] [NAME ...]
 bench: $(VENV)/.installed-test
 	$(PIP) install --quiet -e ".[dev,bench]" || echo "optional pure-ldp baseline not installed"
 	$(BIN)/python -m benchmarks

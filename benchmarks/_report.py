@@ -12,6 +12,8 @@ from ._timing import Result, Section
 
 #: BENCHMARKS.md never exceeds this many lines; longer sections keep their largest ratios.
 MAX_LINES = 300
+#: Notes longer than this are cut (the table stays readable; the bench module has the detail).
+NOTE_CHARS = 110
 _COLUMNS = ("case", "ours (s)", "baseline", "baseline (s)", "ours/baseline", "target", "ok", "note")
 
 
@@ -25,8 +27,9 @@ def _version(package: str) -> str:
 def header(quick: bool, modules: list[str]) -> list[str]:
     """Title, machine, versions, date, mode and the modules that ran."""
     versions = ", ".join(f"{p} {_version(p)}" for p in ("numpy", "scipy", "highspy"))
-    mode = ("quick (`--quick`: smaller sizes, a smoke run; the full run is `make bench`)"
-            if quick else "full (`make bench`)")
+    mode = ("quick (`--quick`: smaller sizes, a smoke run; the targets are set for the full "
+            "sizes of `make bench`, so a quick row may miss its target)" if quick
+            else "full (`make bench`)")
     return [
         "# Benchmarks",
         "",
@@ -56,10 +59,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _note(text: str) -> str:
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 3].rstrip() + "..."
+
+
 def _row(result: Result) -> str:
     cells = (result.benchmark, _seconds(result.ours_s), result.baseline,
              _seconds(result.baseline_s), _ratio(result), result.target,
-             "yes" if result.ok else "**NO**", result.note)
+             "yes" if result.ok else "**NO**", _note(result.note))
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
@@ -89,9 +96,10 @@ def section(part: Section, max_rows: int) -> list[str]:
         lines += ["", f"{len(hidden)} more rows not shown ({spread}{status})."]
     losing = _losing(results)
     if losing:
-        cases = ", ".join(f"{r.benchmark} ({r.ratio:.3g}x)" for r in losing[:4])
-        more = f" and {len(losing) - 4} more" if len(losing) > 4 else ""
-        reason = f" {part.where_we_lose}" if part.where_we_lose else ""
+        cases = "; ".join(f"{r.benchmark} against {r.baseline} ({r.ratio:.3g}x)"
+                          for r in losing[:4])
+        more = f"; and {len(losing) - 4} more" if len(losing) > 4 else ""
+        reason = f" Why: {part.where_we_lose}" if part.where_we_lose else ""
         lines += ["", f"Where we lose: {cases}{more}.{reason}"]
     return lines + [""]
 

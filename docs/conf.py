@@ -23,7 +23,8 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "conf.py", "_ext", "figures"]
+# decisions/: records for the developers (decision, evidence, date), read in the repository
+exclude_patterns = ["_build", "conf.py", "_ext", "figures", "decisions"]
 root_doc = "index"
 
 myst_enable_extensions = ["dollarmath", "deflist"]

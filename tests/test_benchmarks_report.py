@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks._report import MAX_LINES, header, render
+from benchmarks._report import MAX_LINES, NOTE_CHARS, header, render
 from benchmarks._timing import Result, Section
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,14 +61,17 @@ def test_long_sections_are_cut_to_the_cap_keeping_failures_and_the_largest_ratio
     assert "case 3" in shown  # a failed row is never hidden
     assert "case 499" in shown and "case 0" not in shown  # largest ratios first (500 / 1)
     assert any(line.startswith(f"{500 - len(shown)} more rows not shown (") for line in first)
-    assert any(line.startswith("Where we lose: case 499 (5x), case 498 (4.99x)")
-               and line.endswith("why") for line in first)
+    assert any(line.startswith("Where we lose: case 499 against base (5x); case 498 against "
+                               "base (4.99x)") and line.endswith("more. Why: why")
+               for line in first)
 
 
 def test_rows_without_baseline_and_pipes_in_cells():
-    part = Section("p", "a", (Result("|x-y| gain", 2.0, "none", float("nan"), "gap", True),))
+    part = Section("p", "a", (Result("|x-y| gain", 2.0, "none", float("nan"), "gap", True,
+                                     "n" * 500),))
     lines = render(header(False, ["p"]), [part]).splitlines()
     (row,) = _table_rows(lines)
     assert [c.strip() for c in row[:5]] == ["\\|x-y\\| gain", "2", "none", "-", "-"]
+    assert row[7].strip() == "n" * (NOTE_CHARS - 3) + "..."
     assert "mode: full" in "\n".join(lines)
     assert not any(line.startswith("Where we lose") for line in lines)
