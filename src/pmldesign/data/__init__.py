@@ -42,7 +42,18 @@ def adult_levels() -> dict[str, tuple[str, ...]]:
 def load_adult(columns=("sex", "income")) -> dict[str, np.ndarray]:
     """The 32,561 records of UCI Adult (training split) as integer codes, one array per column.
 
-    Columns: ``sex``, ``income``, ``race``, ``education`` (labels in :func:`adult_levels`).
+    Parameters
+    ----------
+    columns : str or sequence of str
+        Any of ``sex``, ``income``, ``race``, ``education`` (labels in :func:`adult_levels`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One integer array of length 32,561 per column asked for, aligned record by record.
+
+    Notes
+    -----
     The shipped copy stores counts of each combination, so records come in a fixed canonical
     order, not the source's; shuffle before taking samples.
 

@@ -82,9 +82,26 @@ def run_figure(figure_id: str, out: Path, quick: bool = False, track: Track = no
                seed: int | None = None):
     """Compute a figure and write ``out/ID.csv`` and ``out/ID.png``; returns the two paths.
 
-    ``seed`` replaces the figure's own seed for its random draws (a figure without random
-    draws does not use it); None keeps the figure's seed, so the output matches the published
-    one."""
+    Parameters
+    ----------
+    figure_id : str
+        A registered id (:func:`figures`), e.g. ``"linear-fig1"``.
+    out : pathlib.Path
+        Folder for the two files (created if missing).
+    quick : bool
+        Fewer points or repetitions (a smoke run), not the published resolution.
+    track : callable
+        Progress wrapper ``track(iterable, total=, description=)``; the default shows nothing.
+    seed : int or None
+        Replaces the figure's own seed for its random draws (a figure without random draws
+        does not use it); None keeps the figure's seed, so the output matches the published
+        one.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The CSV and PNG paths.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,10 +1,26 @@
-"""Layer 4: linear queries under the Laplace mechanism (000) and histograms (002).
+"""Linear queries answered with Laplace noise (000) and histograms (002): bounds, calibration,
+release.
 
-Workloads, the DP parameter (eq. (4) of 000), the sound worst-case PML bound (Corollary 1 of
-000, eq. (7): exact for one record, docs/erratum-theorem2.md), the true leakage at an output
-(:func:`leakage_at`), the histogram bounds of 002, noise calibration and the release itself.
-Theorem 2 of 000 as published under-reports the leakage; it is kept, as
-:func:`theorem2_paper`, only to reproduce 000's figures.
+Pick a workload, find the smallest Laplace scale that meets a target eps for every prior whose
+classes all have probability at least alpha, and release the noisy answers:
+
+>>> import numpy as np
+>>> from pmldesign import linear
+>>> w = linear.haar(8)
+>>> b = linear.noise_scale(w, 1.0, 0.05)  # Corollary 1 of 000, eq. (7), outward rounded
+>>> bool(linear.corollary1_bound(w, b, 0.05) <= 1.0)
+True
+>>> answers = linear.release(w, np.array([3, 0, 5, 2, 1, 0, 0, 4]), b, rng=0)
+
+Also here: the workloads of 000, the DP parameter (eq. (4) of 000), the true leakage at an
+output (:func:`leakage_at`) and the histogram bounds of 002. Theorem 2 of 000 as published
+under-reports the leakage (docs/erratum-theorem2.md); it is kept, as :func:`theorem2_paper`, only
+to redraw 000's figures.
+
+Notes
+-----
+Layer 4 of the package: it uses ``leakage`` and ``uncertainty`` and is used by ``release``,
+``cli`` and ``experiments``.
 """
 
 from .bounds import (

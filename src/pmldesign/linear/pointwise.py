@@ -76,10 +76,14 @@ def leakage_at(workload, b: float, prior, y):
     Returns
     -------
     float or numpy.ndarray
-        ``log(max_{p_j > 0} f_j(y) / sum_j p_j f_j(y))`` per output, evaluated in the log domain
-        (``-log sum_j p_j exp(g_j - g_max)`` with ``g_j = -||y - w_j||_1 / b``: every term is at
-        most ``p_j``, nothing overflows). A float evaluation, accurate to a few ulps; it is the
-        value a bound must not undercut, not itself a certificate.
+        ``log(max_{p_j > 0} f_j(y) / sum_j p_j f_j(y))`` per output (eq. (2) of 000 for one
+        record): the value a bound must not undercut, not itself a certificate.
+
+    Notes
+    -----
+    Evaluated in the log domain, ``-log sum_j p_j exp(g_j - g_max)`` with
+    ``g_j = -||y - w_j||_1 / b``: every term is at most ``p_j``, nothing overflows. A float
+    evaluation, accurate to a few ulps.
 
     Examples
     --------
@@ -100,10 +104,8 @@ def leakage_at(workload, b: float, prior, y):
 def worst_prior_at(workload, b: float, alpha: float, y) -> np.ndarray:
     """The prior of Q_alpha with the largest PML at output y (n = 1).
 
-    The numerator ``max_j f_j(y)`` does not depend on the prior (all classes have mass >= alpha
-    > 0), so the worst prior minimises ``sum_j p_j f_j(y)`` over ``p_j >= alpha``: alpha on
-    every class and the rest ``1 - k alpha`` on the class of smallest density, i.e. the largest
-    ``||y - w_j||_1`` (the first such class on ties; Lemma 2 of 000 applied at y).
+    Alpha on every class and the rest, ``1 - k alpha``, on the class farthest from y in l1
+    distance (Lemma 2 of 000 applied at y).
 
     Parameters
     ----------
@@ -121,6 +123,13 @@ def worst_prior_at(workload, b: float, alpha: float, y) -> np.ndarray:
     -------
     numpy.ndarray
         The prior (k,).
+
+    Notes
+    -----
+    The numerator ``max_j f_j(y)`` does not depend on the prior (all classes have mass >= alpha
+    > 0), so the worst prior minimises ``sum_j p_j f_j(y)`` over ``p_j >= alpha``: alpha on
+    every class and the rest on the class of smallest density, i.e. the largest
+    ``||y - w_j||_1`` (the first such class on ties).
 
     Examples
     --------
