@@ -131,7 +131,7 @@ def _enumerate(matrix: np.ndarray, b: float, alpha: float,
     log_a, log_w = prior_weights(alpha, k)
     best, arg = -np.inf, np.ones(m)
     for start in range(0, 1 << m, _BLOCK):
-        if time.perf_counter() > deadline:
+        if start and time.perf_counter() > deadline:  # the first block always: a lower value
             upper = float(corollary1_terms(matrix, b, alpha).max())
             return Theorem2PaperResult(max(upper, best), best, False, "corollary1",
                                        tuple(int(v) for v in arg))
