@@ -39,7 +39,8 @@ def header(quick: bool, modules: list[str]) -> list[str]:
         "are the figures to compare. History: `git log -p BENCHMARKS.md`, decisions with",
         "their evidence: `docs/decisions/`.",
         "",
-        f"- machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}; load "
+        f"average when written {', '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min)",
         f"- python {platform.python_version()}, {versions}",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- mode: {mode}",
