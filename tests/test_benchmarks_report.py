@@ -30,8 +30,8 @@ def test_quick_run_of_one_benchmark_writes_the_report(tmp_path):
     lines = output.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "# Benchmarks" and len(lines) <= MAX_LINES
     text = "\n".join(lines)
-    for field in ("cores", "load average", "python ", "numpy ", "scipy ", "highspy ", "date: ", "mode: quick",
-                  "benchmarks: uncertainty"):
+    for field in ("cores", "load average", "python ", "numpy ", "scipy ", "highspy ", "date: ",
+                  "mode: quick", "benchmarks: uncertainty"):
         assert field in text, field
     assert [line for line in lines if line.startswith("## ")] == [
         "## Leakage capacity over the l1 ball"]
