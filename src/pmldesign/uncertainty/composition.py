@@ -152,8 +152,9 @@ class ComposedMechanism:
                 if low is None:
                     low, high = factor, factor
                 else:
-                    low = rounding.down(low * factor)
-                    high = rounding.up(high * factor)
+                    low = np.maximum(rounding.down(low * factor), 0.0)
+                    # exactly 0 only where a factor is 0 (a product may underflow to 0)
+                    high = np.where((high == 0) | (factor == 0), 0.0, rounding.up(high * factor))
             peak = high.max(axis=0)
             used &= peak > 0
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -360,7 +361,7 @@ def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
     above = np.maximum(rounding.down(contract_lower(center.reshape(sizes), scaled)
                                      - shift_high), 0.0)
     mass = rounding.down(above + rounding.down(smallest * shift_low))
-    return rounding.ratio_log_upper(high_s, mass)
+    return rounding.ratio_log_upper(high_s, np.maximum(mass, 0.0))
 
 
 def evaluate(composed: ComposedMechanism, prior: np.ndarray,
