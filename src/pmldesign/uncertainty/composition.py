@@ -356,11 +356,11 @@ def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    # sum_x P_x c_x - s >= min P - s >= 0 on a valid ball (c is 1 at its largest entry): a
-    # negative float lower bound of it may be raised to 0
-    above = np.maximum(rounding.down(contract_lower(center.reshape(sizes), scaled)
-                                     - shift_high), 0.0)
-    mass = rounding.down(above + rounding.down(smallest * shift_low))
+    # exactly, sum_x P_x c_x - s >= min P - s >= 0 on a ball inside the simplex; a column whose
+    # float lower bound of it is negative (within rounding of the radius limit) gets mass 0
+    above = rounding.down(contract_lower(center.reshape(sizes), scaled) - shift_high)
+    mass = rounding.down(np.maximum(above, 0.0) + rounding.down(smallest * shift_low))
+    mass = np.where(above >= 0, mass, 0.0)
     return rounding.ratio_log_upper(high_s, np.maximum(mass, 0.0))
 
 
