@@ -278,3 +278,17 @@ def test_accountant_rejects_bad_input_and_tampered_files():
             pml.Accountant.from_json(json.dumps(bad))
     with pytest.raises(pml.InvalidInputError, match="not JSON"):
         pml.Accountant.from_json("{")
+
+
+def test_certify_warns_what_a_second_release_of_structural_zeros_leaks():
+    prior = np.array([0.5, 0.3, 0.2])
+    mechanism = np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
+    with pytest.warns(pml.CompositionWarning, match=r"would leak 1\.609 nats"):
+        pml.certify(mechanism, prior)  # -log 0.2 = 1.6094
+    with pytest.warns(pml.CompositionWarning):
+        pml.certify(mechanism, pml.PriorSet.box(prior * 0.9))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pml.CompositionWarning)
+        pml.certify(pml.randomized_response(3, eps=1.0), prior)  # no zeros: no warning

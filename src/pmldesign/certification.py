@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._categories import category_counts
-from ._errors import InvalidInputError
+from ._errors import CompositionWarning, InvalidInputError
 from ._json import jsonable
 from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
@@ -255,9 +256,40 @@ def certify(
     if isinstance(mechanism, ComposedMechanism):
         return _certify_composed(mechanism, prior, radius, exact)
     if isinstance(prior, PriorSet):
-        return _certify_set(mechanism, prior, radius, exact)
+        cert = _certify_set(mechanism, prior, radius, exact)
+        _warn_if_second_release_leaks_more(as_mechanism(mechanism), prior, cert)
+        return cert
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
-    return _certificate(matrix, vector, radius, exact)
+    cert = _certificate(matrix, vector, radius, exact)
+    _warn_if_second_release_leaks_more(
+        matrix, vector if radius is None else PriorSet.ball(vector, radius), cert)
+    return cert
+
+
+#: Largest second release (inputs times outputs squared) :func:`certify` certifies to say what
+#: it would leak; above it the warning names eps_max, the most it can leak.
+SECOND_RELEASE_MAX = 2**22
+
+
+def _warn_if_second_release_leaks_more(matrix: np.ndarray, prior, cert: Certificate) -> None:
+    """:class:`~pmldesign.CompositionWarning` for a mechanism with structural zeros (an output
+    that some inputs can produce and others cannot): two independent releases can rule inputs
+    out and leak far more than one, up to eps_max (:mod:`pmldesign.uncertainty.composition`)."""
+    positive = matrix > 0
+    if not np.any(positive.any(axis=0) & ~positive.all(axis=0)):
+        return
+    once = cert.guarantee[0]
+    rows, columns = matrix.shape
+    if rows * columns * columns <= SECOND_RELEASE_MAX:
+        twice = certify(composition.compose(matrix, matrix), prior)
+        what = f"{twice.guarantee[0]:.4g} nats"
+    else:
+        what = f"up to eps_max = {cert.epsilon_max:.4g} nats"
+    warnings.warn(
+        f"mechanism: has structural zeros; one release leaks {once:.4g} nats, a second "
+        f"independent release of it would leak {what} together; certify releases together with "
+        "pml.compose or track them with pml.Accountant",
+        CompositionWarning, stacklevel=3)
 
 
 def _certify_set(mechanism, prior_set: PriorSet, radius, rational: bool) -> Certificate:
