@@ -46,6 +46,7 @@ from .leakage import (
 from .mechanism import Guarantee, Mechanism, load_mechanism
 from .release import (
     Accountant,
+    Release,
     FrequencyEstimate,
     IdentifiabilityWarning,
     SampleDesign,
@@ -108,6 +109,7 @@ __all__ = [
     "Mechanism",
     "PMLError",
     "PriorSet",
+    "Release",
     "SampleDesign",
     "SolverError",
     "UnsoundBoundWarning",

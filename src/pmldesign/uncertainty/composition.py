@@ -29,9 +29,10 @@ Sets of priors (Definition 5 of 003: the supremum over the set of each output's 
 For a vertex set the minimum mass is at a vertex; for a box ``{Q >= lower}`` it is
 ``<lower, c> + (1 - sum lower) min c``; for the l1 ball of radius beta around ``P`` (sum ``S``)
 it is ``(1/S)(sum_x P_x c_x - s + s min c)`` with ``s = S beta / 2`` (the worst extreme point
-moves ``s`` from the largest entry of ``c``, which is 1, to the smallest), written
-``sum_{x != j} P_x c_x + (P_j c_j - s) + s min c`` for the largest float entry ``j`` so that no
-term cancels; a column where ``P_j c_j - s`` may be negative gets mass 0 and leakage ``inf``.
+moves ``s`` from the largest entry of ``c``, which is exactly 1, to the smallest). The first
+difference is non-negative in exact arithmetic on a ball inside the simplex; a column whose float
+lower bound of it is negative (within rounding of the radius limit) gets mass 0 and leakage
+``inf``.
 """
 
 from __future__ import annotations
