@@ -6,7 +6,14 @@ interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``addit
 labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mechanism`).
 """
 
-from ._errors import InvalidInputError, PMLError, SolverError, UnsoundBoundWarning
+from ._errors import (
+    BudgetExceededError,
+    CompositionWarning,
+    InvalidInputError,
+    PMLError,
+    SolverError,
+    UnsoundBoundWarning,
+)
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
 from .design import (
@@ -38,6 +45,8 @@ from .leakage import (
 )
 from .mechanism import Guarantee, Mechanism, load_mechanism
 from .release import (
+    Accountant,
+    Release,
     FrequencyEstimate,
     IdentifiabilityWarning,
     SampleDesign,
@@ -50,7 +59,9 @@ from .uncertainty import (
     Calibration,
     PriorSet,
     calibrate,
+    ComposedMechanism,
     calibrate_from_samples,
+    compose,
     empirical_prior,
     epsilon_after_estimation,
     failure_probability,
@@ -82,10 +93,14 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "Accountant",
+    "BudgetExceededError",
+    "CompositionWarning",
     "SUM_TOLERANCE",
     "Calibration",
     "Certificate",
     "Comparison",
+    "ComposedMechanism",
     "Contender",
     "DesignResult",
     "FrequencyEstimate",
@@ -96,6 +111,7 @@ __all__ = [
     "Mechanism",
     "PMLError",
     "PriorSet",
+    "Release",
     "SampleDesign",
     "SolverError",
     "UnsoundBoundWarning",
@@ -104,6 +120,7 @@ __all__ = [
     "calibrate_from_samples",
     "certify",
     "compare",
+    "compose",
     "design",
     "design_from_samples",
     "design_ldp",

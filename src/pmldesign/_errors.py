@@ -28,3 +28,13 @@ class SolverError(PMLError, RuntimeError):
 class UnsoundBoundWarning(UserWarning):
     """A value from a published bound that under-reports the true leakage (kept only to
     reproduce a paper's figures, e.g. Theorem 2 of 000: see docs/erratum-theorem2.md)."""
+
+
+class BudgetExceededError(PMLError):
+    """A release would take an :class:`~pmldesign.Accountant`'s certified total past its
+    budget; the release was not recorded."""
+
+
+class CompositionWarning(UserWarning):
+    """A mechanism certified for one release has structural zeros: a second independent
+    release of it can leak far more than twice (up to the raw data's eps_max)."""

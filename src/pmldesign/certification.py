@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._categories import category_counts
-from ._errors import InvalidInputError
+from ._errors import CompositionWarning, InvalidInputError
 from ._json import jsonable
 from ._results import Result
 from ._validation import as_int, as_mechanism, as_mechanism_and_prior
 from .leakage import measures, regions
 from .mechanism import Mechanism
-from .uncertainty import ball, bounds, estimation, exact
+from .uncertainty import ball, bounds, composition, estimation, exact
+from .uncertainty.composition import ComposedMechanism
 from .uncertainty.prior_set import PriorSet
 
 
@@ -251,10 +253,43 @@ def certify(
         raise InvalidInputError("delta: only used with samples=...; pass samples or drop delta")
     if prior is None:
         raise InvalidInputError("prior: required unless samples=... is given")
+    if isinstance(mechanism, ComposedMechanism):
+        return _certify_composed(mechanism, prior, radius, exact)
     if isinstance(prior, PriorSet):
-        return _certify_set(mechanism, prior, radius, exact)
+        cert = _certify_set(mechanism, prior, radius, exact)
+        _warn_if_second_release_leaks_more(as_mechanism(mechanism), prior, cert)
+        return cert
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
-    return _certificate(matrix, vector, radius, exact)
+    cert = _certificate(matrix, vector, radius, exact)
+    _warn_if_second_release_leaks_more(
+        matrix, vector if radius is None else PriorSet.ball(vector, radius), cert)
+    return cert
+
+
+#: Largest second release (inputs times outputs squared) :func:`certify` certifies to say what
+#: it would leak; above it the warning names eps_max, the most it can leak.
+SECOND_RELEASE_MAX = 2**22
+
+
+def _warn_if_second_release_leaks_more(matrix: np.ndarray, prior, cert: Certificate) -> None:
+    """:class:`~pmldesign.CompositionWarning` for a mechanism with structural zeros (an output
+    that some inputs can produce and others cannot): two independent releases can rule inputs
+    out and leak far more than one, up to eps_max (:mod:`pmldesign.uncertainty.composition`)."""
+    positive = matrix > 0
+    if not np.any(positive.any(axis=0) & ~positive.all(axis=0)):
+        return
+    once = cert.guarantee[0]
+    rows, columns = matrix.shape
+    if rows * columns * columns <= SECOND_RELEASE_MAX:
+        twice = certify(composition.compose(matrix, matrix), prior)
+        what = f"{twice.guarantee[0]:.4g} nats"
+    else:
+        what = f"up to eps_max = {cert.epsilon_max:.4g} nats"
+    warnings.warn(
+        f"mechanism: has structural zeros; one release leaks {once:.4g} nats, a second "
+        f"independent release of it would leak {what} together; certify releases together with "
+        "pml.compose or track them with pml.Accountant",
+        CompositionWarning, stacklevel=3)
 
 
 def _certify_set(mechanism, prior_set: PriorSet, radius, rational: bool) -> Certificate:
@@ -278,6 +313,50 @@ def _certify_set(mechanism, prior_set: PriorSet, radius, rational: bool) -> Cert
     capacity = prior_set.capacity(matrix)
     return dataclasses.replace(cert, worst_case_epsilon=capacity, prior_set=prior_set,
                                sensitivity=max(0.0, capacity - cert.epsilon))
+
+
+def _certify_composed(composed: ComposedMechanism, prior, radius, rational: bool) -> Certificate:
+    """Certify composed releases (:mod:`pmldesign.uncertainty.composition`): every joint output's
+    leakage streamed in blocks, outward rounded; ``ldp_epsilon`` is the sum of the releases'
+    LDP epsilons (an upper bound of the composed mechanism's)."""
+    if rational:
+        raise InvalidInputError(
+            "exact: the rational audit takes a materialised mechanism; certify "
+            "np.asarray(composed) with exact=True when it is small"
+        )
+    prior_set = None
+    if isinstance(prior, PriorSet):
+        if radius is not None:
+            raise InvalidInputError(
+                f"radius: give a PriorSet or a prior with a radius, not both (got {radius!r})"
+            )
+        composition.check_set(composed, prior)
+        prior_set = prior
+        vector = prior.center if prior.kind == "ball" else prior.reference
+    else:
+        vector = composition.joint_prior(composed, prior)
+        if radius is not None:
+            prior_set = PriorSet.ball(vector, ball.as_radius(radius, vector))
+    per_outcome, worst, p_y = composition.evaluate(composed, vector, prior_set)
+    epsilon = max(0.0, float(np.nanmax(per_outcome)))
+    robust = {}
+    if prior_set is not None:
+        capacity = max(0.0, float(np.nanmax(worst)))
+        robust = {"worst_case_epsilon": capacity, "sensitivity": max(0.0, capacity - epsilon),
+                  "prior_set": prior_set}
+        if prior_set.kind == "ball":
+            robust |= {"radius": prior_set.radius, "sensitivity_bound": bounds.sensitivity_bound(
+                min(epsilon, -math.log(float(vector.min()))), prior_set.radius, vector)}
+    return Certificate(
+        epsilon=epsilon,
+        per_outcome=per_outcome,
+        output_probabilities=p_y,
+        epsilon_max=regions.epsilon_max(vector),
+        region=regions.privacy_region(vector, epsilon),
+        ldp_epsilon=float(sum(measures._ldp_epsilon(m) for m in composed.mechanisms)),
+        mutual_information=composition.mutual_information(composed, vector, p_y),
+        **robust,
+    )
 
 
 def _certify_samples(mechanism, samples, delta, alphabet_size, dropna=False,

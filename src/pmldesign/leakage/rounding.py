@@ -83,7 +83,7 @@ def mass_lower(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     A stack (k x N x 1) of weights gives the k rows of masses, each summed in the same order
     as alone (numpy adds the rows of a reduced non-last axis one after the other).
     """
-    return _sum_lower((weights * scaled).sum(axis=-2), scaled.shape[-2])
+    return sum_lower((weights * scaled).sum(axis=-2), scaled.shape[-2])
 
 
 def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
@@ -94,10 +94,10 @@ def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call, and no
     N x M product); the error bound of the module docstring holds in any order of summation.
     """
-    return _sum_lower(np.einsum("x,xy->y", vector, scaled), scaled.shape[0])
+    return sum_lower(np.einsum("x,xy->y", vector, scaled), scaled.shape[0])
 
 
-def _sum_lower(total: np.ndarray, n: int) -> np.ndarray:
+def sum_lower(total: np.ndarray, n: int) -> np.ndarray:
     """The float sum ``total`` of n such products moved below the exact sum (module
     docstring: ``exact >= (fl - 2 n eta) (1 - 2 (n + 1) u)``)."""
     shrink = 1.0 - (n + 1) * TWO_U

@@ -6,11 +6,14 @@ numpy, lists, pandas and, partition by partition, dask (imported only when given
 """
 
 from ._dask import partition_seeds
+from .accountant import Accountant, Release
 from .estimate import FrequencyEstimate, IdentifiabilityWarning, estimate_frequencies
 from .privatize import privatize
 from .samples import SampleDesign, design_from_samples
 
 __all__ = [
+    "Accountant",
+    "Release",
     "FrequencyEstimate",
     "IdentifiabilityWarning",
     "SampleDesign",
