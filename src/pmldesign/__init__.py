@@ -6,7 +6,13 @@ interfaces: ``leakage`` -> ``uncertainty`` -> ``design`` -> ``linear`` / ``addit
 labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mechanism`).
 """
 
-from ._errors import InvalidInputError, PMLError, SolverError, UnsoundBoundWarning
+from ._errors import (
+    EpsilonMaxWarning,
+    InvalidInputError,
+    PMLError,
+    SolverError,
+    UnsoundBoundWarning,
+)
 from ._validation import SUM_TOLERANCE
 from .certification import Certificate, certify
 from .design import (
@@ -86,6 +92,7 @@ __all__ = [
     "Comparison",
     "Contender",
     "DesignResult",
+    "EpsilonMaxWarning",
     "FrequencyEstimate",
     "Guarantee",
     "IdentifiabilityWarning",
