@@ -283,3 +283,24 @@ def test_strings_and_bools_are_rejected_in_one_line(call, value):
     with pytest.raises(pml.InvalidInputError) as info:
         call(value)
     assert "\n" not in str(info.value)
+
+
+def test_upper_bound_is_at_least_the_optimum_of_the_prior_read_as_normalised():
+    """Binary prior ``p = S (p1, 1 - p1)`` with ``S`` up to 9e-10 below 1, identity gain: the
+    optimum for ``a = p1`` read as ``p / S`` is ``2 e^eps a (1 - a)`` (Theorem 5 of 003 at
+    beta = 0, optimal for every sub-convex utility), computed to 50 digits. A search run on the
+    unnormalised ``p`` bounds a smaller problem and reported less."""
+    rng = np.random.default_rng(18)
+    for _ in range(60):
+        p1 = float(rng.uniform(0.5, 0.95))
+        p = np.array([p1, 1 - p1]) * (1 - float(rng.uniform(1e-10, 9e-10)))
+        a = Fraction(float(p[0])) / (Fraction(float(p[0])) + Fraction(float(p[1])))
+        eps = float(rng.uniform(0.05, 0.9)) * -math.log(float(a))
+        r = pml.design(p, eps, gain=np.eye(2))
+        with localcontext() as ctx:
+            ctx.prec = 50
+            exact_eps = Fraction(eps)
+            e_eps = (Decimal(exact_eps.numerator) / Decimal(exact_eps.denominator)).exp()
+            optimum = 2 * e_eps * Decimal(a.numerator) * Decimal(a.denominator - a.numerator) / (
+                Decimal(a.denominator) ** 2)
+            assert Decimal(r.upper_bound) >= optimum * (1 - Decimal(10) ** -40), (p.tolist(), eps)

@@ -755,6 +755,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     """
     start = time.monotonic()  # the limit counts from here: the checks below take 0.5 s at
     # N = 3000 over a box
+    prior = prior / math.fsum(prior)  # searched as the certificates read it, p / sum p
 
     def left() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))

@@ -235,6 +235,7 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
         return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
     vector = as_prior(prior)
     beta = as_radius(radius, vector)
+    vector = vector / math.fsum(vector)  # searched as the certificates read it, p / sum p
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
