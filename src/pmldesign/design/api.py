@@ -23,9 +23,8 @@ from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
 from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
-from .math.partition import best_partition
 from .math.prior_scale import rescaled, rescaled_ceiling
-from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
+from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
 from .search.coarse import (
     COARSE_MIN,
     LIFT_LOSS,
@@ -637,12 +636,7 @@ def _or_partition(final: Finalized, prior: np.ndarray, eps: float, radius: float
     inputs (:mod:`.math.partition`) when its mutual information is higher: a floor for a
     search that ran out of time or stalled."""
     score = _score(prior, None)
-    rows = eps  # the cap rows' budget: beyond eps_max every mechanism is feasible and e^eps may
-    if prior_set is not None:  # overflow
-        rows = min(eps, prior_set.epsilon_max)
-    elif not ldp:
-        rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
-    mechanism, k = best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
+    mechanism, k = partition_floor(prior, eps, radius, ldp, prior_set, score)
     return _or_candidate(
         final, mechanism, score,
         lambda m: finalize(m, prior, eps, radius, ldp, prior_set=prior_set, deadline=deadline),

@@ -32,6 +32,7 @@ from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
 from .math.eps_max import epsilon_max_ceiling
 from .math.feasible import FeasibleSet, cap_coefficients
+from .math.partition import best_partition
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
 NEGATIVE = 1e-7
@@ -137,6 +138,21 @@ def cap_rows(prior: np.ndarray, eps: float, radius: float, ldp: bool,
         return feasible.a, feasible.b, feasible.d
     a, b, d = cap_coefficients(eps, radius, ldp)
     return np.array([a]), b * np.asarray(prior, dtype=np.float64)[None, :], np.array([d])
+
+
+def partition_floor(prior: np.ndarray, eps: float, radius: float, ldp: bool,
+                    prior_set: PriorSet | None,
+                    score: Callable[[np.ndarray], float]) -> tuple[np.ndarray, int]:
+    """Randomized response over the partition of the inputs (:mod:`.math.partition`) of
+    largest ``score`` that meets the cap rows at eps (at most epsilon_max of the prior, ball
+    or set: beyond it every mechanism is feasible and e^eps may overflow), and its number of
+    groups: a floor for a search that ran out of time, stalled or failed."""
+    rows = eps
+    if prior_set is not None:
+        rows = min(eps, prior_set.epsilon_max)
+    elif not ldp:
+        rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
+    return best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
 
 
 def _levels(columns: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:

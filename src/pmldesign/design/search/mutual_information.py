@@ -42,7 +42,7 @@ from .._highs import cost_unit, new_highs
 from ..math.eps_max import warn_at_eps_max
 from ..math.feasible import FeasibleSet
 from ..math.prior_scale import rescaled
-from ..repair import finalize
+from ..repair import finalize, partition_floor
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
@@ -201,13 +201,22 @@ def _finalized(found: MIResult, prior: Any, eps: float, radius: float, ldp: bool
         over = prior_set
     if not ldp:
         warn_at_eps_max(eps, prior_set.epsilon_max, "the identity", stacklevel=4)
-    final = finalize(found.mechanism, reference, eps, beta, ldp, prior_set=over,
-                     score=lambda m: mutual_information(m, reference))
+    def score(mechanism: np.ndarray) -> float:
+        return mutual_information(mechanism, reference)
+
+    final = finalize(found.mechanism, reference, eps, beta, ldp, prior_set=over, score=score)
+    method = found.method
+    if not found.exact:  # a floor, as pml.design has (a search out of time, stalled or failed)
+        floor, k = partition_floor(reference, eps, beta, ldp, over, score)
+        if score(floor) > score(final.mechanism):
+            final = finalize(floor, reference, eps, beta, ldp, prior_set=over)
+            method += f"; randomized response over {k} groups of inputs did better and is returned"
     utility = rescaled(mutual_information(final.mechanism, reference), reference, True)
     upper = max(found.upper_bound, utility)
     exact = upper - utility <= _EXACT_GAP
     return dataclasses.replace(
-        found, mechanism=final.mechanism, utility=utility, upper_bound=upper, exact=exact,
+        found, mechanism=final.mechanism, utility=utility, upper_bound=upper, method=method,
+        exact=exact,
         status="optimal" if exact else (
             "stalled" if found.status == "optimal" else found.status),
         epsilon=final.epsilon)
