@@ -187,10 +187,15 @@ def test_design_reported_failures():
     for eps in (40.0, 60.0, 300.0, 700.0):
         r = _quiet(pml.design, [1e-30, 1 - 1e-30], eps, radius=1e-30)
         assert within(r.mechanism, [1e-30, 1 - 1e-30], eps, 1e-30)
+        r = _quiet(pml.maximize_mutual_information, [1e-30, 1 - 1e-30], eps, radius=1e-30)
+        assert within(r.mechanism, [1e-30, 1 - 1e-30], eps, 1e-30) and r.utility > 0
     # OverflowError on a ball whose smallest probability is subnormal; eps above its eps_max
     S = pml.PriorSet.ball([2.569135771830203e-299, 1.0], 5.138271543660405e-299)
     r = _quiet(pml.design, S, 1e308)
     assert np.array_equal(r.mechanism, np.eye(2)) and r.epsilon <= 1e308
+    for eps in (709.8, 723.0):
+        r = _quiet(pml.design, S, eps)
+        assert within(r.mechanism, S.center, eps, S.radius)
 
 
 def test_eps_at_or_above_eps_max_gives_the_identity_with_a_warning():
@@ -304,3 +309,18 @@ def test_upper_bound_is_at_least_the_optimum_of_the_prior_read_as_normalised():
             optimum = 2 * e_eps * Decimal(a.numerator) * Decimal(a.denominator - a.numerator) / (
                 Decimal(a.denominator) ** 2)
             assert Decimal(r.upper_bound) >= optimum * (1 - Decimal(10) ** -40), (p.tolist(), eps)
+
+
+@pytest.mark.parametrize("tiny", [1e-310, 5e-324])
+def test_subnormal_prior_entries_near_the_float_limit_of_e_eps(tiny):
+    """A prior entry below e^-709 puts epsilon_max beyond the largest finite e^eps: every
+    mechanism-returning function stays within eps, with no OverflowError or SolverError."""
+    p = [tiny, 1 - tiny]
+    for eps in (700.5, 709.9, 712.0, 744.0, 1e308):
+        for radius in (0.0, tiny * 0.999):
+            for gain in (None, np.array([[1.0, -2.0], [0.5, 3.0]])):
+                r = _quiet(pml.design, p, eps, gain=gain, radius=radius)
+                assert within(r.mechanism, p, eps, radius), (eps, radius, gain is None)
+            r = _quiet(pml.maximize_mutual_information, p, eps, radius=radius)
+            assert within(r.mechanism, p, eps, radius), (eps, radius)
+            assert within(_quiet(pml.rr_for_pml, p, eps, radius=radius), p, eps, radius)

@@ -144,14 +144,15 @@ def partition_floor(prior: np.ndarray, eps: float, radius: float, ldp: bool,
                     prior_set: PriorSet | None,
                     score: Callable[[np.ndarray], float]) -> tuple[np.ndarray, int]:
     """Randomized response over the partition of the inputs (:mod:`.math.partition`) of
-    largest ``score`` that meets the cap rows at eps (at most epsilon_max of the prior, ball
-    or set: beyond it every mechanism is feasible and e^eps may overflow), and its number of
-    groups: a floor for a search that ran out of time, stalled or failed."""
-    rows = eps
+    largest ``score`` that meets the cap rows at eps, and its number of groups: a floor for a
+    search that ran out of time, stalled or failed. The caps' budget is at most epsilon_max of
+    the prior, ball or set (beyond it every mechanism is feasible) and :data:`LARGEST_EPS`
+    (e^eps finite; tighter caps, still feasible at eps)."""
+    rows = min(eps, LARGEST_EPS)
     if prior_set is not None:
-        rows = min(eps, prior_set.epsilon_max)
+        rows = min(rows, prior_set.epsilon_max)
     elif not ldp:
-        rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
+        rows = min(rows, -math.log(float(prior.min()) - 0.5 * radius))
     return best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
 
 

@@ -79,7 +79,10 @@ _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toleran
                _COLD)
 _HIGHS_DEFAULT_TOLERANCE = 1e-7
 _MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
-_MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
+#: e^eps must stay a finite double: the largest eps of an eps-LDP design, and of the lift
+#: vectors of a PML search (beyond it, below epsilon_max only for priors with entries under
+#: e^-700, the search runs at this budget and reports the bound known beforehand).
+_MAX_LDP_EPS = 700.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -257,12 +260,29 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if not ldp and eps >= -math.log(float(vector.min()) - 0.5 * beta):
         return _identity(vector)
-    families = _families(vector, eps, beta, ldp)
+    budget = min(eps, _MAX_LDP_EPS)
+    families = _families(vector, budget, beta, ldp)
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
     # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X):
     # certified bounds from the start
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
-                              min(eps, entropy_ceiling(vector)), eps)
+    ceiling = min(eps, entropy_ceiling(vector))
+    found = _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
+                               ceiling, budget)
+    return found if budget == eps else _at_smaller_budget(found, ceiling)
+
+
+def _at_smaller_budget(found: MIResult, ceiling: float) -> MIResult:
+    """A search run at :data:`_MAX_LDP_EPS` below the eps asked for: its mechanism is feasible
+    at eps, its bound only for the smaller budget, so the bound is ``ceiling``, known
+    beforehand."""
+    upper = max(ceiling, found.utility)
+    exact = upper - found.utility <= _EXACT_GAP
+    return dataclasses.replace(
+        found, upper_bound=upper, exact=exact,
+        method=f"{found.method}; run at eps = {_MAX_LDP_EPS:g} (e^eps beyond floats), bounded "
+        "by min(eps, H(X))",
+        status="optimal" if exact else (
+            "stalled" if found.status == "optimal" else found.status))
 
 
 def entropy_ceiling(prior: np.ndarray) -> float:
@@ -300,9 +320,11 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if eps >= prior_set.epsilon_max:
         return _identity(reference)
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow); a
-    # box's slack as the floats give it (the bound must hold for every feasible column)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
+    if eps > _MAX_LDP_EPS:
+        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, deadline),
+                                  min(eps, entropy_ceiling(reference)))
+    # a box's slack as the floats give it (the bound must hold for every feasible column)
+    feasible = FeasibleSet.for_set(prior_set, eps, outward=False)
     size = enumeration_size(reference.size, feasible.a.size)
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
@@ -364,13 +386,10 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
 
 def _families(prior: np.ndarray, eps: float, beta: float,
               ldp: bool) -> list[CappedFamily | LdpFamily | RobustTwoLevelFamily]:
-    """The column families whose union contains every vertex of the feasible lift set."""
+    """The column families whose union contains every vertex of the feasible lift set (eps
+    below epsilon_max and at most :data:`_MAX_LDP_EPS`: e^eps is finite)."""
     if ldp:
         return [LdpFamily(prior, eps)]
-    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always,
-    # docs/extremal.md
-    # Sec. 1, eps_max), so the budget is capped there; this keeps e^eps finite.
-    eps = min(eps, -math.log(float(prior.min()) - 0.5 * beta))
     if beta == 0.0:
         return [CappedFamily(prior, math.exp(eps))]
     robust = RobustTwoLevelFamily(prior, eps, beta)
