@@ -198,6 +198,16 @@ def test_design_reported_failures():
         assert within(r.mechanism, S.center, eps, S.radius)
 
 
+def test_a_ball_at_the_limit_of_its_radius_after_normalising():
+    """``p / fsum(p)`` can lower the smallest entry by an ulp: the ball's radius, valid for
+    ``p``, then reached the boundary and the search took log(0) (ValueError)."""
+    p = [3.5306103762937066e-113, 0.5975362148262341, 0.402463785173766]
+    radius = 7.061220752587412e-113
+    for gain in (None, np.eye(3)):
+        r = _quiet(pml.design, p, 40.0, radius=radius, gain=gain)
+        assert within(r.mechanism, p, 40.0, radius)
+
+
 def test_eps_at_or_above_eps_max_gives_the_identity_with_a_warning():
     p = [0.2, 0.3, 0.5]
     for eps in (-math.log(0.2) + 1e-9, 50.0, 1e308):

@@ -23,7 +23,7 @@ from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
 from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
-from .math.prior_scale import rescaled, rescaled_ceiling
+from .math.prior_scale import normalised, rescaled, rescaled_ceiling
 from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
 from .search.coarse import (
     COARSE_MIN,
@@ -749,7 +749,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     """
     start = time.monotonic()  # the limit counts from here: the checks below take 0.5 s at
     # N = 3000 over a box
-    prior = prior / math.fsum(prior)  # searched as the certificates read it, p / sum p
+    prior, radius = normalised(prior, radius)  # searched as the certificates read it
 
     def left() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))

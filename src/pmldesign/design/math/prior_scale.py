@@ -49,3 +49,21 @@ def rescaled_ceiling(ceiling: float, prior: np.ndarray, mutual_information: bool
         log_total = float(np.nextafter(log_total + 4.0 * _UNIT * abs(log_total), math.inf))
         value = float(np.nextafter(value + log_total, math.inf))
     return value
+
+
+def normalised(prior: np.ndarray, radius: float) -> tuple[np.ndarray, float]:
+    """The prior a search runs on, ``p / fsum(p)`` (the problem the certificates check), and
+    the l1 radius, lowered where needed to stay below twice its smallest entry: normalising
+    can lower that entry by an ulp, and a ball that reaches the boundary has no finite
+    epsilon_max. A smaller ball has more feasible mechanisms, so the search's bound still holds
+    for the ball asked for, and the finalisation certifies that ball.
+
+    Examples
+    --------
+    >>> normalised(np.array([0.25, 0.25, 0.5]), 0.1)
+    (array([0.25, 0.25, 0.5 ]), 0.1)
+    """
+    vector = prior / math.fsum(prior)
+    if radius > 0:  # 2 x the float below the smallest entry: halving it gives it back exactly
+        radius = min(radius, 2.0 * float(np.nextafter(vector.min(), 0.0)))
+    return vector, radius

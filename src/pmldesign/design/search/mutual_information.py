@@ -41,7 +41,7 @@ from ...uncertainty.prior_set import PriorSet, as_prior_set
 from .._highs import cost_unit, new_highs
 from ..math.eps_max import warn_at_eps_max
 from ..math.feasible import FeasibleSet
-from ..math.prior_scale import rescaled
+from ..math.prior_scale import normalised, rescaled
 from ..repair import finalize, partition_floor
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
@@ -247,7 +247,7 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
         return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
     vector = as_prior(prior)
     beta = as_radius(radius, vector)
-    vector = vector / math.fsum(vector)  # searched as the certificates read it, p / sum p
+    vector, beta = normalised(vector, beta)  # searched as the certificates read it, p / sum p
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
