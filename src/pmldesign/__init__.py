@@ -9,6 +9,7 @@ labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mech
 from ._errors import (
     BudgetExceededError,
     CompositionWarning,
+    EpsilonMaxWarning,
     InvalidInputError,
     PMLError,
     SolverError,
@@ -103,6 +104,7 @@ __all__ = [
     "ComposedMechanism",
     "Contender",
     "DesignResult",
+    "EpsilonMaxWarning",
     "FrequencyEstimate",
     "Guarantee",
     "IdentifiabilityWarning",

@@ -4,7 +4,8 @@ Every invalid argument raises :class:`InvalidInputError` (a ``ValueError``) with
 message naming the argument, the rule it breaks, the value found and, where one exists, the fix.
 A solver that fails or reports an inaccurate solution raises :class:`SolverError`; pmldesign
 never returns a result it could not certify. A published bound that is known to under-report
-leakage, kept only to reproduce a paper, warns with :class:`UnsoundBoundWarning`.
+leakage, kept only to reproduce a paper, warns with :class:`UnsoundBoundWarning`; a budget at or
+above epsilon_max, where privacy no longer constrains the design, with :class:`EpsilonMaxWarning`.
 """
 
 from __future__ import annotations
@@ -38,3 +39,7 @@ class BudgetExceededError(PMLError):
 class CompositionWarning(UserWarning):
     """A mechanism certified for one release has structural zeros: a second independent
     release of it can leak far more than twice (up to the raw data's eps_max)."""
+class EpsilonMaxWarning(UserWarning):
+    """The budget eps is at or above epsilon_max of the prior (or prior set): every mechanism is
+    eps-PML there, the privacy constraint is inactive and the unconstrained optimum (the
+    identity for mutual information) is returned."""

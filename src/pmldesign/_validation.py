@@ -127,8 +127,18 @@ def as_mechanism_and_prior(mechanism: Any, prior: Any) -> tuple[np.ndarray, np.n
 
 
 def as_real(value: Any, name: str) -> float:
-    """Convert a scalar to float, rejecting arrays, NaN and non-numbers."""
-    if isinstance(value, bool) or _ndim(value) != 0 or np.iscomplexobj(value):
+    """Convert a scalar to float, rejecting arrays, NaN and non-numbers: strings (``float``
+    would parse ``"1"``) and booleans (``True`` is not a budget) included.
+
+    Examples
+    --------
+    >>> as_real("1", "eps")
+    Traceback (most recent call last):
+    pmldesign._errors.InvalidInputError: eps: must be a real number, got '1'
+    """
+    if (isinstance(value, bool | np.bool_ | str | bytes | np.str_ | np.bytes_)
+            or _ndim(value) != 0 or np.iscomplexobj(value)
+            or getattr(getattr(value, "dtype", None), "kind", "f") in "USb"):
         raise InvalidInputError(f"{name}: must be a real number, got {_short(value)}")
     try:
         number = float(value)
@@ -172,7 +182,8 @@ def as_open_probability(value: Any, name: str) -> float:
 def as_int(value: Any, name: str, minimum: int) -> int:
     """An integer in ``[minimum, 2**53]`` (floats with an integral value are accepted)."""
     rule = f"{name}: must be an integer between {minimum} and 2**53"
-    if isinstance(value, bool) or _ndim(value) != 0 or np.iscomplexobj(value):
+    if (isinstance(value, bool | np.bool_ | str | bytes) or _ndim(value) != 0
+            or np.iscomplexobj(value)):
         raise InvalidInputError(f"{rule}, got {_short(value)}")
     if isinstance(value, int | np.integer):
         number = int(value)

@@ -21,9 +21,10 @@ from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .formulation.compact_lp import LinearSolution
 from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
+from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
-from .math.partition import best_partition
-from .repair import ROW_SLACK, Finalized, cap_rows, finalize, guarantee
+from .math.prior_scale import normalised, rescaled, rescaled_ceiling
+from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
 from .search.coarse import (
     COARSE_MIN,
     LIFT_LOSS,
@@ -164,11 +165,12 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
 
 
 def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
-    """Mutual information (``gain=None``) or expected linear gain of a mechanism."""
+    """Mutual information (``gain=None``) or expected linear gain of a mechanism, the prior
+    read as ``prior / sum(prior)`` (:mod:`.math.prior_scale`)."""
     if gain is None:
-        return _mutual_information(mechanism, prior)
+        return rescaled(_mutual_information(mechanism, prior), prior, True)
     # row by row, without the N x M products (0.43 s a call at N = 6000: page faults)
-    return float(prior @ np.einsum("xy,xy->x", gain, mechanism))
+    return rescaled(float(prior @ np.einsum("xy,xy->x", gain, mechanism)), prior, False)
 
 
 def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
@@ -207,11 +209,12 @@ def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray |
         slack = (2.0 * gamma(n + 3) * float(joint.sum())
                  + 2.0 * gamma(n * m + 8) * float(np.abs(terms).sum()))
     else:
-        value = utility_value(mechanism, prior, gain)
+        value = float(prior @ np.einsum("xy,xy->x", gain, mechanism))
         spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
         slack = 2.0 * gamma(n + m + 2) * spread
     ceiling = value + slack + (n * m + 8) * tiny
-    return float(np.nextafter(ceiling + 4.0 * unit * abs(ceiling), math.inf))
+    ceiling = float(np.nextafter(ceiling + 4.0 * unit * abs(ceiling), math.inf))
+    return rescaled_ceiling(ceiling, prior, gain is None)  # for the prior read as p / sum(p)
 
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
@@ -238,7 +241,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         Full-support prior (the estimate P^ when ``radius > 0``), or a set of priors; utility
         is measured under the prior, the ball's center or the set's ``reference``.
     eps : float
-        PML budget, ``>= 0``.
+        PML budget, ``>= 0``. At or above epsilon_max of the prior or set every mechanism is
+        eps-PML: the unconstrained optimum is returned, with an
+        :class:`~pmldesign.EpsilonMaxWarning`.
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear"} or None
@@ -293,6 +298,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, prior_set.size)
+    warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
+                    "the identity)")
     result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
 
@@ -506,7 +513,7 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
                                  start: float, deadline: float | None) -> DesignResult:
     """Mutual information over a vertex or box set (:mod:`.set_vertices`), finalised and
     certified over the whole set."""
-    from .search.mutual_information import maximize_mutual_information
+    from .search.mutual_information import search_mutual_information
 
     reference = prior_set.reference
     lifted = None
@@ -519,7 +526,7 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
         # (measured at N = 6000, a box: 8.9 s on 7.5 s), and the finish certifies and compares
         # three candidates over the set: it gets SOLVER_SHARE of the time left
         time_limit = SOLVER_SHARE * max(0.0, time_limit - (time.monotonic() - clock))
-    found = maximize_mutual_information(prior_set, eps, time_limit=time_limit)
+    found = search_mutual_information(prior_set, eps, time_limit=time_limit)
 
     def refinalize(raw: np.ndarray) -> Finalized:
         return finalize(raw, reference, eps, prior_set=prior_set, score=_score(reference, None),
@@ -629,12 +636,7 @@ def _or_partition(final: Finalized, prior: np.ndarray, eps: float, radius: float
     inputs (:mod:`.math.partition`) when its mutual information is higher: a floor for a
     search that ran out of time or stalled."""
     score = _score(prior, None)
-    rows = eps  # the cap rows' budget: beyond eps_max every mechanism is feasible and e^eps may
-    if prior_set is not None:  # overflow
-        rows = min(eps, prior_set.epsilon_max)
-    elif not ldp:
-        rows = min(eps, -math.log(float(prior.min()) - 0.5 * radius))
-    mechanism, k = best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
+    mechanism, k = partition_floor(prior, eps, radius, ldp, prior_set, score)
     return _or_candidate(
         final, mechanism, score,
         lambda m: finalize(m, prior, eps, radius, ldp, prior_set=prior_set, deadline=deadline),
@@ -672,14 +674,14 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
         share = None if time_limit is None else SOLVER_SHARE * time_limit
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share, prior_set)
     else:
-        from .search.mutual_information import maximize_mutual_information
+        from .search.mutual_information import search_mutual_information
 
         if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
             clock = time.monotonic()
             with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
                 lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
             time_limit = max(0.0, time_limit - (time.monotonic() - clock))
-        found = maximize_mutual_information(
+        found = search_mutual_information(
             prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
         )
         raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
@@ -747,6 +749,7 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     """
     start = time.monotonic()  # the limit counts from here: the checks below take 0.5 s at
     # N = 3000 over a box
+    prior, radius = normalised(prior, radius)  # searched as the certificates read it
 
     def left() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))

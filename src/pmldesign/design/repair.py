@@ -30,7 +30,9 @@ from .._errors import SolverError
 from ..leakage.measures import ldp_epsilon, leakage
 from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
+from .math.eps_max import epsilon_max_ceiling
 from .math.feasible import FeasibleSet, cap_coefficients
+from .math.partition import best_partition
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
 NEGATIVE = 1e-7
@@ -138,6 +140,22 @@ def cap_rows(prior: np.ndarray, eps: float, radius: float, ldp: bool,
     return np.array([a]), b * np.asarray(prior, dtype=np.float64)[None, :], np.array([d])
 
 
+def partition_floor(prior: np.ndarray, eps: float, radius: float, ldp: bool,
+                    prior_set: PriorSet | None,
+                    score: Callable[[np.ndarray], float]) -> tuple[np.ndarray, int]:
+    """Randomized response over the partition of the inputs (:mod:`.math.partition`) of
+    largest ``score`` that meets the cap rows at eps, and its number of groups: a floor for a
+    search that ran out of time, stalled or failed. The caps' budget is at most epsilon_max of
+    the prior, ball or set (beyond it every mechanism is feasible) and :data:`LARGEST_EPS`
+    (e^eps finite; tighter caps, still feasible at eps)."""
+    rows = min(eps, LARGEST_EPS)
+    if prior_set is not None:
+        rows = min(rows, prior_set.epsilon_max)
+    elif not ldp:
+        rows = min(rows, -math.log(float(prior.min()) - 0.5 * radius))
+    return best_partition(prior, *cap_rows(prior, rows, radius, ldp, prior_set), score)
+
+
 def _levels(columns: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
     """For each column c of ``columns``, the highest level ``L`` (to float bisection, rounded
     inward) at which ``min(c, L)`` meets every cap row.
@@ -235,6 +253,11 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     while the cut moves only the excess over the caps. A mixing weight of at most
     :data:`CUT_FROM` is kept without trying the cut.
 
+    When the certificate is above eps but a certified ceiling on epsilon_max of the prior or
+    set is not (:func:`.math.eps_max.epsilon_max_ceiling`: every mechanism's leakage is at most
+    it, e.g. a ball whose smallest probability is a subnormal, where the ball's certificate
+    cannot resolve the floors), the matrix is returned unrepaired with that ceiling as its eps.
+
     ``deadline`` (a :func:`time.monotonic` time, from a design's ``time_limit``) bounds the
     search for a smaller weight, not the certificate: once the first certified weight is found,
     the search stops (and the cut is not tried) when the next certificate, timed as the last
@@ -246,6 +269,9 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     leak = clock.time(check, matrix)
     if leak <= eps:
         return Finalized(matrix, leak, 0.0)
+    ceiling = epsilon_max_ceiling(prior, radius, ldp, prior_set)
+    if ceiling <= eps:  # every mechanism is within it, whatever its certificate can show
+        return Finalized(matrix, ceiling, 0.0)
     mixed = _mix(matrix, prior, eps, check, clock, leak)
     if (score is None or eps > LARGEST_EPS or mixed.mixing <= CUT_FROM
             or not clock.allows(2)):  # the cut's search takes two certificates or more

@@ -7,18 +7,27 @@ from typing import Any
 
 import numpy as np
 
+from ..._errors import InvalidInputError
 from ..._memory import require_memory
 from ..._validation import as_int, as_nonnegative
 from ...mechanism import labelled
 from ...uncertainty.prior_set import as_prior_set
 from ..repair import finalize
+from .eps_max import RR_EPS_LIMIT, warn_at_eps_max
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
-    its LDP epsilon is exactly ``eps`` (docs/extremal.md, Sec. 5).
+    its LDP epsilon is ``eps`` (docs/extremal.md, Sec. 5). The floats go through
+    :func:`.repair.finalize` on the LDP ratio: where rounding puts ``max_x P(y|x) / min_x
+    P(y|x)`` above ``e^eps``, about 1e-16 of the uniform mechanism is mixed in, so the LDP
+    epsilon of the returned floats is at most ``eps`` in exact arithmetic.
+
+    ``eps = inf`` gives the identity. A finite eps above :data:`.eps_max.RR_EPS_LIMIT`
+    (``1074 log 2 = 744.44``), where the off-diagonal entry underflows to 0 and the matrix
+    would be the identity (LDP epsilon ``inf``), raises :class:`~pmldesign.InvalidInputError`.
 
     Examples
     --------
@@ -28,13 +37,24 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     """
     k = as_int(k, "k", minimum=2)
     eps = as_nonnegative(eps, "eps", allow_inf=True)
+    if math.isfinite(eps) and eps > RR_EPS_LIMIT:
+        raise InvalidInputError(
+            f"eps: randomized response needs eps <= {RR_EPS_LIMIT:.6g} (beyond, e^-eps "
+            f"underflows and the matrix is the identity, LDP epsilon inf) or eps = inf, got "
+            f"{eps:.6g}")
     require_memory(k * k, f"k: a {k} x {k} mechanism", "use fewer symbols")
+    return finalize(_rr_matrix(k, eps), np.full(k, 1.0 / k), eps, ldp=True, labelled=True,
+                    residue=0.0).mechanism
+
+
+def _rr_matrix(k: int, eps: float) -> np.ndarray:
+    """The floats of k-ary randomized response at LDP budget ``eps`` (the identity at inf),
+    divided through by ``e^eps`` so large eps cannot overflow."""
     if math.isinf(eps):
         return np.eye(k)
-    # Divide through by e^eps so large eps cannot overflow.
-    off = math.exp(-eps) / (1.0 + (k - 1) * math.exp(-eps))
-    matrix = np.full((k, k), off)
-    np.fill_diagonal(matrix, 1.0 / (1.0 + (k - 1) * math.exp(-eps)))
+    small = math.exp(-eps)
+    matrix = np.full((k, k), small / (1.0 + (k - 1) * small))
+    np.fill_diagonal(matrix, 1.0 / (1.0 + (k - 1) * small))
     return matrix
 
 
@@ -49,9 +69,12 @@ def rr_ldp_for_pml(p: float, eps: float) -> float:
     003) the same formula holds with ``p = min_Q min_x Q(x)``, e.g. ``p_min - beta/2`` for the
     l1 ball of radius beta (:attr:`~pmldesign.uncertainty.PriorSet.smallest_probability`).
     """
+    if p <= 0.0:  # a set reaching the simplex's boundary: only LDP bounds PML there
+        return eps
     if eps >= -math.log(p):
         return math.inf
-    return eps + math.log1p(-p) - math.log1p(-math.exp(eps) * p)
+    # e^eps p = e^(eps + log p) < 1: formed through its logarithm, so e^eps never overflows
+    return eps + math.log1p(-p) - math.log1p(-math.exp(eps + math.log(p)))
 
 
 def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
@@ -61,9 +84,12 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
     likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
     :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
     (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
-    (``-log(p_min - beta/2)`` for the ball). The result goes through :func:`.repair.finalize`:
-    if rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
-    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
+    (``-log(p_min - beta/2)`` for the ball), with an :class:`~pmldesign.EpsilonMaxWarning`;
+    below it, an LDP parameter beyond :data:`.eps_max.RR_EPS_LIMIT` is lowered to it (a
+    smaller LDP parameter leaks less for every prior). The result goes through
+    :func:`.repair.finalize`: if rounding puts the certified leakage above eps, a tiny weight
+    (about 1e-15) of the output-independent mechanism is mixed in, so it meets eps in exact
+    arithmetic.
 
     Parameters
     ----------
@@ -92,8 +118,11 @@ def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
     """
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
-    ldp = rr_ldp_for_pml(prior_set.smallest_probability, eps)
-    mechanism = randomized_response(prior_set.size, ldp)
+    if warn_at_eps_max(eps, prior_set.epsilon_max, "the identity"):
+        ldp = math.inf
+    else:
+        ldp = min(rr_ldp_for_pml(prior_set.smallest_probability, eps), RR_EPS_LIMIT)
+    mechanism = _rr_matrix(prior_set.size, ldp)
     final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
                      prior_set=prior_set).mechanism
     return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,

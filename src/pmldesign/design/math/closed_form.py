@@ -17,6 +17,8 @@ from ..._errors import InvalidInputError
 from ..._validation import as_nonnegative, as_open_probability, as_prior
 from ...leakage.regions import _region_thresholds
 from ..repair import finalize
+from .baselines import randomized_response
+from .eps_max import warn_at_eps_max
 
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12
@@ -42,13 +44,14 @@ def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
     beta = as_nonnegative(radius, "radius")
     if p1 < 0.5:
         return binary_mechanism(1.0 - p1, eps, beta)[::-1, ::-1].copy()
-    remark_3 = p1 == 0.5 and beta == 1.0
-    if not remark_3 and beta >= 2.0 * (1.0 - p1):
+    if p1 == 0.5 and beta == 1.0:  # Remark 3: randomized response, at any eps it can express
+        return randomized_response(2, eps)
+    if beta >= 2.0 * (1.0 - p1):
         raise InvalidInputError(
             f"radius: Theorem 5 of 003 needs beta < 2 p2 = {2 * (1 - p1):.6g} (or p1 = 1/2 with "
             f"beta = 1, Remark 3), got {beta:.6g}"
         )
-    if not remark_3 and eps > -math.log(p1 - beta / 2):
+    if eps > -math.log(p1 - beta / 2):
         raise InvalidInputError(
             f"eps: Theorem 5 of 003 needs eps <= -log(p1 - beta/2) = "
             f"{-math.log(p1 - beta / 2):.6g}, got {eps:.6g}; use pmldesign.design"
@@ -63,8 +66,7 @@ def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
     )
     prior = np.array([p1, 1.0 - p1])
     raw = np.maximum(matrix, 0.0) / (1 + beta * e_eps)
-    return finalize(raw, prior, eps, 0.0 if remark_3 else beta, ldp=remark_3, labelled=True,
-                    residue=0.0).mechanism
+    return finalize(raw, prior, eps, beta, labelled=True, residue=0.0).mechanism
 
 
 def _one_minus_e_eps(eps: float, x: float) -> float:
@@ -79,7 +81,8 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
 
     * ``eps <= eps_1 = -log(1 - min P)`` (first privacy region, Sec. 3a):
       ``P* = (1 - e^eps) I + e^eps 1 P^T``, the unique optimum;
-    * ``eps >= epsilon_max = -log min P``: the identity (Sec. 3d);
+    * ``eps >= epsilon_max = -log min P``: the identity (Sec. 3d), with an
+      :class:`~pmldesign.EpsilonMaxWarning`;
     * N = 2 in the second region (Sec. 3b): the Z-channel; the likelier symbol x_k goes to y_k
       with probability ``(1 - e^-eps)/P(x_k)``, everything else to the other output;
     * uniform prior (Sec. 3c, [15, Thm 4]): the circulant ``P(y_j|x_i) = v((i - j) mod N)/N`` with
@@ -100,7 +103,7 @@ def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
     eps = as_nonnegative(eps, "eps")
     n = vector.shape[0]
     thresholds = _region_thresholds(vector)
-    if eps >= -math.log(float(vector.min())):
+    if warn_at_eps_max(eps, -math.log(float(vector.min())), "the identity"):
         raw = np.eye(n)  # from eps_max on (any eps up to 1e308: e^eps is never formed)
     elif vector.max() - vector.min() <= UNIFORM_TOLERANCE * vector.max():
         raw = _circulant(n, math.exp(eps))

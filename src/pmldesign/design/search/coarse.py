@@ -238,7 +238,7 @@ def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp:
     >>> found.mechanism.shape[0], bool(0.45 < found.value <= 0.5)
     (400, True)
     """
-    from .mutual_information import maximize_mutual_information
+    from .mutual_information import search_mutual_information
 
     deadline = time.monotonic() + COARSE_SHARE * time_limit
     best = None
@@ -249,11 +249,11 @@ def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp:
         starts, lengths = _cut(prior, k)
         if prior_set is None:
             mass = np.add.reduceat(prior, starts)
-            found = maximize_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
-                                                time_limit=left)
+            found = search_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
+                                              time_limit=left)
         else:
-            found = maximize_mutual_information(summed_set(prior_set, starts), eps,
-                                                time_limit=left)
+            found = search_mutual_information(summed_set(prior_set, starts), eps,
+                                              time_limit=left)
         if best is None or found.utility > best.value:
             best = Coarse(np.repeat(found.mechanism, lengths, axis=0), found.utility, math.inf,
                           0.0, len(starts), found.status)

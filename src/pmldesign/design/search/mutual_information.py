@@ -23,6 +23,7 @@ upper bound reported, whatever the accuracy of the duals.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -34,10 +35,14 @@ from ..._errors import InvalidInputError, SolverError
 from ..._results import Result
 from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_time_limit
 from ...leakage import mutual_information
+from ...leakage.rounding import total_bounds
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from .._highs import cost_unit, new_highs
+from ..math.eps_max import warn_at_eps_max
 from ..math.feasible import FeasibleSet
+from ..math.prior_scale import normalised, rescaled
+from ..repair import finalize, partition_floor
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
@@ -74,7 +79,10 @@ _LP_OPTIONS = ({"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toleran
                _COLD)
 _HIGHS_DEFAULT_TOLERANCE = 1e-7
 _MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays small at large N
-_MAX_LDP_EPS = 700.0  # e^eps must stay a finite double for eps-LDP
+#: e^eps must stay a finite double: the largest eps of an eps-LDP design, and of the lift
+#: vectors of a PML search (beyond it, below epsilon_max only for priors with entries under
+#: e^-700, the search runs at this budget and reports the bound known beforehand).
+_MAX_LDP_EPS = 700.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,7 +93,8 @@ class MIResult(Result):
     ----------
     mechanism : numpy.ndarray
         N x M row-stochastic matrix built from the selected lift vectors,
-        ``P(y_g | x) = theta_g g(x)`` (raw: not repaired).
+        ``P(y_g | x) = theta_g g(x)``, finalised (:func:`..repair.finalize`): certified at eps
+        in exact arithmetic on its floats.
     utility : float
         Mutual information of ``mechanism`` under the (centre) prior, in nats.
     upper_bound : float
@@ -101,6 +110,10 @@ class MIResult(Result):
     status : str
         "optimal" (``exact``), "time limit" (stopped by the deadline) or "stalled" (no new
         column could close the gap further).
+    epsilon : float
+        The certified eps of ``mechanism`` (``<= eps``): PML for the prior, its supremum over
+        the ball or set, or the LDP epsilon; ``inf`` on the search's raw output, which is not
+        certified.
     """
 
     _derived = ("gap",)
@@ -113,6 +126,7 @@ class MIResult(Result):
     iterations: int
     columns: int
     status: str = "optimal"
+    epsilon: float = math.inf
 
     @property
     def gap(self) -> float:
@@ -124,6 +138,13 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
                                 ldp: bool = False,
                                 time_limit: float | None = None) -> MIResult:
     """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
+
+    The column generation of :func:`search_mutual_information`, its mechanism then finalised
+    (:func:`..repair.finalize`: cleaned, repaired by mixing where rounding puts it above eps,
+    certified with no slack), so it meets eps in exact arithmetic with the prior read as
+    ``prior / sum(prior)``; ``utility`` and ``exact`` are those of the finalised mechanism. At or
+    above epsilon_max of the prior (or set) the identity is optimal and is returned with an
+    :class:`~pmldesign.EpsilonMaxWarning`.
 
     Parameters
     ----------
@@ -168,6 +189,49 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     >>> r.exact, r.utility < maximize_mutual_information(S.reference, 0.5).utility
     (True, True)
     """
+    found = search_mutual_information(prior, eps, radius=radius, ldp=ldp, time_limit=time_limit)
+    return _finalized(found, prior, float(eps), radius, bool(ldp))
+
+
+def _finalized(found: MIResult, prior: Any, eps: float, radius: float, ldp: bool) -> MIResult:
+    """``found`` (validated arguments) with its mechanism through :func:`..repair.finalize`
+    for what the search designed for: eps-LDP, the ball, a single prior or the set."""
+    prior_set = as_prior_set(prior, radius)
+    reference, beta, over = prior_set.reference, 0.0, None
+    if not ldp and prior_set.kind == "ball":
+        reference, beta = prior_set.center, prior_set.radius or 0.0
+    elif not ldp and not prior_set.is_point:
+        over = prior_set
+    if not ldp:
+        warn_at_eps_max(eps, prior_set.epsilon_max, "the identity", stacklevel=4)
+    def score(mechanism: np.ndarray) -> float:
+        return mutual_information(mechanism, reference)
+
+    final = finalize(found.mechanism, reference, eps, beta, ldp, prior_set=over, score=score)
+    method = found.method
+    if not found.exact:  # a floor, as pml.design has (a search out of time, stalled or failed)
+        floor, k = partition_floor(reference, eps, beta, ldp, over, score)
+        if score(floor) > score(final.mechanism):
+            final = finalize(floor, reference, eps, beta, ldp, prior_set=over)
+            method += f"; randomized response over {k} groups of inputs did better and is returned"
+    utility = rescaled(mutual_information(final.mechanism, reference), reference, True)
+    upper = max(found.upper_bound, utility)
+    exact = upper - utility <= _EXACT_GAP
+    return dataclasses.replace(
+        found, mechanism=final.mechanism, utility=utility, upper_bound=upper, method=method,
+        exact=exact,
+        status="optimal" if exact else (
+            "stalled" if found.status == "optimal" else found.status),
+        epsilon=final.epsilon)
+
+
+def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
+                              ldp: bool = False,
+                              time_limit: float | None = None) -> MIResult:
+    """The column generation of :func:`maximize_mutual_information` (same arguments), its
+    mechanism raw (rows to the master LP's tolerance, leakage to rounding of eps): for
+    callers that finalise it themselves (:func:`pmldesign.design`).
+    """
     start = time.monotonic()
     eps = as_nonnegative(eps, "eps")
     limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
@@ -178,11 +242,12 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
             point = prior_set.reference if ldp or prior_set.kind == "ball" else (
                 prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower)
             beta = 0.0 if ldp else (prior_set.radius or 0.0)
-            return maximize_mutual_information(point, eps, radius=beta, ldp=ldp,
-                                               time_limit=time_limit)
+            return search_mutual_information(point, eps, radius=beta, ldp=ldp,
+                                             time_limit=time_limit)
         return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
     vector = as_prior(prior)
     beta = as_radius(radius, vector)
+    vector, beta = normalised(vector, beta)  # searched as the certificates read it, p / sum p
     if ldp and beta > 0:
         raise InvalidInputError(
             f"radius: must be 0 with ldp=True (eps-LDP holds for every prior), got {beta:.6g}"
@@ -193,13 +258,56 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     if eps == 0.0:
         return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
-    families = _families(vector, eps, beta, ldp)
+    if not ldp and eps >= -math.log(float(vector.min()) - 0.5 * beta):
+        return _identity(vector)
+    budget = min(eps, _MAX_LDP_EPS)
+    families = _families(vector, budget, beta, ldp)
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
-    # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X) (here
-    # outward by 1e-12 relative for the float sum): certified bounds from the start
-    entropy = -float(xlogy(vector, vector).sum()) * (1.0 + 1e-12)
-    return _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
-                              min(eps, entropy), eps)
+    # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X):
+    # certified bounds from the start
+    ceiling = min(eps, entropy_ceiling(vector))
+    found = _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
+                               ceiling, budget)
+    return found if budget == eps else _at_smaller_budget(found, ceiling)
+
+
+def _at_smaller_budget(found: MIResult, ceiling: float) -> MIResult:
+    """A search run at :data:`_MAX_LDP_EPS` below the eps asked for: its mechanism is feasible
+    at eps, its bound only for the smaller budget, so the bound is ``ceiling``, known
+    beforehand."""
+    upper = max(ceiling, found.utility)
+    exact = upper - found.utility <= _EXACT_GAP
+    return dataclasses.replace(
+        found, upper_bound=upper, exact=exact,
+        method=f"{found.method}; run at eps = {_MAX_LDP_EPS:g} (e^eps beyond floats), bounded "
+        "by min(eps, H(X))",
+        status="optimal" if exact else (
+            "stalled" if found.status == "optimal" else found.status))
+
+
+def entropy_ceiling(prior: np.ndarray) -> float:
+    """An upper bound on ``H(X)`` for the prior read as ``p / S``, ``S = sum p``:
+    ``H(p / S) = H_p / S + log S`` with ``H_p = -sum p log p`` (outward by 1e-12 relative for
+    the float sum and logarithms, ``S`` enclosed by :func:`.rounding.total_bounds`).
+
+    Examples
+    --------
+    >>> 0 <= entropy_ceiling(np.array([0.5, 0.5])) - math.log(2) < 1e-11
+    True
+    """
+    low, high = total_bounds(prior)
+    plain = -float(xlogy(prior, prior).sum()) / low
+    return max(0.0, plain * (1.0 + 1e-12) + math.log1p(high - 1.0) + 4e-16 * abs(high - 1.0))
+
+
+def _identity(prior: np.ndarray) -> MIResult:
+    """From epsilon_max on every mechanism is feasible and the identity, with I(X; Y) = H(X),
+    is optimal (docs/extremal.md Sec. 3d)."""
+    mechanism = np.eye(prior.size)
+    utility = mutual_information(mechanism, prior)
+    return MIResult(mechanism, utility, max(utility, entropy_ceiling(prior)),
+                    "closed form: the identity (eps >= epsilon_max: every mechanism is feasible, "
+                    "I(X; Y) = H(X))", True, 0, prior.size)
 
 
 def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
@@ -210,9 +318,13 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
     if eps == 0.0:
         return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
-    # beyond epsilon_max of the set every mechanism is feasible (and e^eps may overflow); a
-    # box's slack as the floats give it (the bound must hold for every feasible column)
-    feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
+    if eps >= prior_set.epsilon_max:
+        return _identity(reference)
+    if eps > _MAX_LDP_EPS:
+        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, deadline),
+                                  min(eps, entropy_ceiling(reference)))
+    # a box's slack as the floats give it (the bound must hold for every feasible column)
+    feasible = FeasibleSet.for_set(prior_set, eps, outward=False)
     size = enumeration_size(reference.size, feasible.a.size)
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
@@ -245,12 +357,12 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
     def share() -> float:
         return max(1e-3, _RELAXATION_SHARE * (deadline - time.monotonic()))
 
-    relaxed = maximize_mutual_information(reference, eps, time_limit=share())
+    relaxed = search_mutual_information(reference, eps, time_limit=share())
     # outward: the logarithms' rounding, and the final certificate re-checks over the set
     shift = float(np.max(np.log(reference[None, :] / rows))) * (1.0 + 1e-12) + 1e-15
     best, how = None, ""
     if eps > shift:
-        best = maximize_mutual_information(reference, eps - shift, time_limit=share())
+        best = search_mutual_information(reference, eps - shift, time_limit=share())
         how = f"the reference's design at eps - {shift:.3g} ({best.method})"
     if best is None or relaxed.upper_bound - best.utility > _EXACT_GAP:
         box = prior_set.enclosing_box()
@@ -274,13 +386,10 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
 
 def _families(prior: np.ndarray, eps: float, beta: float,
               ldp: bool) -> list[CappedFamily | LdpFamily | RobustTwoLevelFamily]:
-    """The column families whose union contains every vertex of the feasible lift set."""
+    """The column families whose union contains every vertex of the feasible lift set (eps
+    below epsilon_max and at most :data:`_MAX_LDP_EPS`: e^eps is finite)."""
     if ldp:
         return [LdpFamily(prior, eps)]
-    # Beyond -log min_Q min_x Q(x) every mechanism is feasible (g(x) <= 1/Q(x) always,
-    # docs/extremal.md
-    # Sec. 1, eps_max), so the budget is capped there; this keeps e^eps finite.
-    eps = min(eps, -math.log(float(prior.min()) - 0.5 * beta))
     if beta == 0.0:
         return [CappedFamily(prior, math.exp(eps))]
     robust = RobustTwoLevelFamily(prior, eps, beta)
@@ -308,11 +417,17 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     # rounding, about 1e-17, must stay well below those tolerances: unbounded, eps = 1e-300 of
     # eps_max ended in HiGHS status 'Unknown')
     scale = cost_unit(np.array([max(ceiling, 2.0**-21)])) if ceiling < 1e-3 else 1.0
-    master = _LiftMaster(prior, lifts, scale)
     tolerance = max(min(_TOLERANCE, _RELATIVE_TOLERANCE * ceiling), _SMALLEST_TOLERANCE)
-    pricer = _LiftPricer(families, lifts, prior, eps, tolerance)
-    search = column_generation(master, pricer, deadline, ceiling, tolerance)
-    mechanism = master.mechanism()
+    try:
+        master = _LiftMaster(prior, lifts, scale)
+        pricer = _LiftPricer(families, lifts, prior, eps, tolerance)
+        search = column_generation(master, pricer, deadline, ceiling, tolerance)
+        mechanism = master.mechanism()
+    except SolverError as error:  # e.g. lift vectors of 1e17 next to 1 for a prior entry 1e-30
+        return MIResult(np.ones((prior.size, 1)), 0.0, ceiling,
+                        f"{_method(prior, families, owner)}: {error}; the constant mechanism "
+                        "(leaks 0) with the bound known beforehand", False, 0, lifts.shape[0],
+                        "stalled")
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
     exact = upper - utility <= _EXACT_GAP

@@ -223,7 +223,8 @@ class RobustTwoLevelFamily(TwoLevelFamily):
     """
 
     def __init__(self, prior: np.ndarray, eps: float, radius: float) -> None:
-        self.c_prime = math.exp(eps) / (1.0 + 0.5 * radius * math.exp(eps))  # eq. (13) of 003
+        # eq. (13) of 003, e^eps / (1 + (beta/2) e^eps), divided through by e^eps: no overflow
+        self.c_prime = 1.0 / (math.exp(-eps) + 0.5 * radius)
         self.radius = radius
         self._boxes = []
         if prior.size > TWO_LEVEL_ENUMERATION_LIMIT:
