@@ -39,6 +39,8 @@ class BudgetExceededError(PMLError):
 class CompositionWarning(UserWarning):
     """A mechanism certified for one release has structural zeros: a second independent
     release of it can leak far more than twice (up to the raw data's eps_max)."""
+
+
 class EpsilonMaxWarning(UserWarning):
     """The budget eps is at or above epsilon_max of the prior (or prior set): every mechanism is
     eps-PML there, the privacy constraint is inactive and the unconstrained optimum (the
