@@ -11,7 +11,6 @@ naming the masked array.
 from __future__ import annotations
 
 import inspect
-import itertools
 import random
 import warnings
 

@@ -39,6 +39,6 @@ def test_saving_to_a_missing_folder_is_one_line_naming_the_path(suffix):
 
 def test_a_failed_write_leaves_no_temporary_file(tmp_path):
     with pytest.raises(pml.InvalidInputError):
-        with _files.atomic_path(tmp_path / "out.txt") as tmp:
+        with _files.atomic_path(tmp_path / "out.txt"):
             raise OSError(28, "No space left on device")
     assert list(tmp_path.iterdir()) == []

@@ -7,7 +7,7 @@ import math
 import click
 import numpy as np
 
-from . import _io, _options
+from . import _io, _numbers, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear"])
 _TIME_LIMIT = ("Time limit in seconds for the whole design, its certificate included (inf: none); "
@@ -44,8 +44,9 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--prior", default=None,
               help="Prior, comma-separated or a file; with --radius the centre of the set of "
                    "priors (e.g. an estimate).")
-@click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
-@click.option("--radius", default=0.0, show_default=True, type=float,
+@click.option("--eps", default=None, type=_numbers.FLOAT,
+              help="PML budget eps (nats), with --prior.")
+@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
               help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
@@ -61,11 +62,11 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--column", default=None, help="With --samples: the column of the table.")
 @click.option("--categories", default=None,
               help="With --samples: the categories and their order, e.g. a,b,c.")
-@click.option("--target-eps", default=None, type=float,
+@click.option("--target-eps", default=None, type=_numbers.FLOAT,
               help="With --samples: the eps of the (eps, delta)-PML target.")
-@click.option("--delta", default=None, type=float,
+@click.option("--delta", default=None, type=_numbers.FLOAT,
               help="With --samples: failure probability of the (eps, delta)-PML target.")
-@click.option("--alphabet-size", default=None, type=int,
+@click.option("--alphabet-size", default=None, type=_numbers.INT,
               help="With --samples: alphabet size N (default: largest symbol + 1).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
@@ -220,7 +221,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 
 @click.command("compare")
 @click.option("--prior", required=True, help="Prior: comma-separated probabilities or a file.")
-@click.option("--eps", required=True, type=float, help="PML budget eps (nats).")
+@click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
 @click.option("--utility", default=None, type=_UTILITY,
