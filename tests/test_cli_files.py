@@ -231,3 +231,53 @@ def test_every_numeric_option_uses_the_strict_reader():
             if isinstance(param.type, click.types.FloatParamType | click.types.IntParamType):
                 assert isinstance(param.type, _numbers.Float | _numbers.Int
                                   | _numbers.IntRange), (path, param.name, param.type)
+
+
+# --- memory is checked before any solver runs -------------------------------------------------
+
+_UNDER_A_CAP = """
+import sys
+from pmldesign.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print("solver loaded" if "highspy" in sys.modules else "solver not loaded")
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "--prior", "{prior}", "--eps", "1"],
+    ["design", "--prior", "{prior}", "--eps", "1"],
+    ["design", "--prior", "{prior}", "--eps", "1", "--radius", "1e-7"],
+    ["design", "--samples", "{samples}", "--target-eps", "1", "--delta", "0.1"],
+], ids=["compare", "design", "design-ball", "design-samples"])
+def test_a_huge_alphabet_is_refused_before_the_solver_under_an_address_space_cap(tmp_path,
+                                                                                    argv):
+    """200,000 symbols under a 6 GiB address-space cap: HiGHS crashed the process (SIGSEGV)
+    when the mutual-information design ran before the memory check."""
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    n = 200_000
+    prior = tmp_path / "prior.npy"
+    np.save(prior, np.full(n, 1.0 / n))
+    samples = tmp_path / "samples.npy"
+    np.save(samples, np.arange(n))
+    cap = 6 * 2**30
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    args = [a.format(prior=prior, samples=samples) for a in argv]
+    run = subprocess.run([sys.executable, "-c", _UNDER_A_CAP, *args], capture_output=True,
+                         text=True, env=env, timeout=600, preexec_fn=limit)
+    assert run.returncode == 2, (run.returncode, run.stderr[-500:])
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "memory" in lines[0], lines
+    assert run.stdout.strip() == "solver not loaded"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from .._errors import InvalidInputError
 from .._files import atomic_path, regular_file
@@ -111,6 +112,16 @@ def read_samples(path: str, column: str | None, categories: str | None, alphabet
     if labels is not None and alphabet_size is not None:
         labels = [str(v) for v in labels]
     return values, labels
+
+
+def alphabet_bound(values, labels) -> int:
+    """At least as many categories as the samples define: the labels given, else the largest
+    integer code + 1, else the number of distinct values."""
+    if labels is not None:
+        return len(labels)
+    if isinstance(values, np.ndarray):
+        return int(values.max(initial=0)) + 1 if values.size else 0
+    return int(values.nunique(dropna=True))
 
 
 def text_labels(mechanism: Mechanism) -> Mechanism:

@@ -36,8 +36,19 @@ def _cell(value) -> str:
 
 def _inputs(prior: str, gain: str | None):
     vector = _io.parse_vector(prior, "--prior")
+    require_mechanism_memory(vector.size, "--prior")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     return vector, matrix
+
+
+def require_mechanism_memory(symbols: int, name: str) -> None:
+    """Refuse, before any solver runs, an alphabet whose N x N mechanism cannot fit in memory
+    (every design and comparison builds at least one: HiGHS, short of memory, crashes the
+    process instead of raising)."""
+    from .._memory import require_memory
+
+    require_memory(symbols * symbols, f"{name}: {symbols} symbols need a {symbols} x {symbols} "
+                   "mechanism, which", "use fewer symbols (merge rare ones)")
 
 
 @click.command("design")
@@ -102,13 +113,17 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     if column is not None or categories is not None:
         raise click.UsageError("--column and --categories go with --samples")
     prior_set = _io.prior_set(prior, radius, vertices, lower)
+    if prior_set is not None:
+        require_mechanism_memory(prior_set.size, "--vertices" if vertices else "--lower")
     if (prior is None and prior_set is None) or eps is None:
         raise click.UsageError("give --prior (or --vertices or --lower) and --eps, or --samples "
                                "with --target-eps and --delta")
     from ..design import design
 
-    matrix = _io.load_matrix(gain, "--gain") if gain else None
-    target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
+    if prior_set is None:
+        target, matrix = _inputs(prior, gain)
+    else:
+        target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
     summary = _summary(result, _utility_name(utility, matrix))
@@ -182,6 +197,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     from . import _table
 
     data, labels = _table.read_samples(samples, column, categories, alphabet_size)
+    require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
