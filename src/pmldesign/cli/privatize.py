@@ -40,8 +40,10 @@ def privatize_command(data, column, mechanism_path, seed, output, engine, worker
 
     Example: pmldesign privatize survey.csv --column answer --mechanism mech.json --seed 7
     -o private.csv. Values must be inputs of the mechanism (its labels; 0..N-1 for a matrix
-    file); an unknown or missing value is an error and nothing is written. With --engine dask,
-    partition i uses child seed i of the seed (numpy SeedSequence.spawn).
+    file); an unknown or missing value, a blank line or a file without a header line is an
+    error and nothing is written. The guarantee stored in a .json mechanism is re-certified
+    first: a file whose claim is false is refused. With --engine dask, partition i uses child
+    seed i of the seed (numpy SeedSequence.spawn).
     """
     from ..release import privatize
     from ._stored import load_checked
