@@ -16,7 +16,7 @@ import click
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._files import atomic_path, regular_file
+from .._files import TEXT_EXPANSION, atomic_path, regular_file
 from .._memory import require_memory
 from .._validation import as_int
 from ..mechanism import Mechanism
@@ -36,7 +36,13 @@ def _is_parquet(path: str) -> bool:
 def read_table(path: str, engine: str = "pandas", name: str = "DATA"):
     """The whole table (pandas or lazy dask DataFrame); a regular file, small enough for memory
     unless dask streams it."""
-    regular_file(path, name, whole=engine != "dask")
+    if _is_parquet(path) and Path(path).is_dir():  # a dataset folder of part files
+        if engine != "dask":
+            size = sum(part.stat().st_size for part in Path(path).rglob("*") if part.is_file())
+            require_memory(size, f"{name}: {path} ({size:,} bytes)", "use --engine dask",
+                           itemsize=TEXT_EXPANSION)
+    else:
+        regular_file(path, name, whole=engine != "dask")
     if engine != "dask":  # dask streams the file: a blank line is a row of missing values
         _io.refuse_blank_lines(path, name)
     text = {"dtype": str, "keep_default_na": False, "na_filter": False,
