@@ -41,14 +41,15 @@ def _inputs(prior: str, gain: str | None):
     return vector, matrix
 
 
-def require_mechanism_memory(symbols: int, name: str) -> None:
+def require_mechanism_memory(symbols: int, name: str,
+                             fix: str = "use fewer symbols (merge rare ones)") -> None:
     """Refuse, before any solver runs, an alphabet whose N x N mechanism cannot fit in memory
     (every design and comparison builds at least one: HiGHS, short of memory, crashes the
     process instead of raising)."""
     from .._memory import require_memory
 
     require_memory(symbols * symbols, f"{name}: {symbols} symbols need a {symbols} x {symbols} "
-                   "mechanism, which", "use fewer symbols (merge rare ones)")
+                   "mechanism, which", fix)
 
 
 @click.command("design")
@@ -197,7 +198,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     from . import _table
 
     data, labels = _table.read_samples(samples, column, categories, alphabet_size)
-    require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples")
+    require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples",
+                             "check the samples for a stray value, or merge rare categories")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
