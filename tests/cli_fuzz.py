@@ -298,6 +298,14 @@ def make_files(tmp: Path) -> dict[str, str]:
     for name, write in bad.items():
         write(tmp / name)
         files[name] = tmp / name
+    # made here, not committed: a FIFO (a reader blocks forever) and a 200,000-symbol prior
+    fifo = tmp / "fifo.csv"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    files["fifo.csv"] = fifo
+    np.save(tmp / "prior_200k.npy", np.full(200_000, 1 / 200_000))
+    files["prior_200k.npy"] = tmp / "prior_200k.npy"
+    files["dev_zero"] = Path("/dev/zero")
     for path in sorted(CORPUS.glob("*")):
         if path.is_file() and path.suffix not in (".txt", ".md") and path.name != "cases.json":
             files[path.name] = path

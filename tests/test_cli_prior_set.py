@@ -19,7 +19,7 @@ VERTICES = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
 
 
 def _run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
                           text=True, env=env, timeout=120)
 

@@ -36,7 +36,7 @@ def _flag(command: str, *names: str) -> str | None:
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "100"}
     return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
                           text=True, env=env, timeout=300, cwd=cwd)
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
                           text=True, env=env, timeout=300, cwd=cwd)
 
@@ -60,21 +60,54 @@ def test_json_output_parses(files, name):
     json.loads(run.stdout)  # a banner or a progress bar on stdout makes this fail
 
 
-def test_quiet_c_stdout_discards_descriptor_writes(tmp_path):
-    code = (
-        "import os, sys\n"
-        "from pmldesign._stdio import quiet_c_stdout\n"
-        "print('before', flush=True)\n"
-        "with quiet_c_stdout():\n"
-        "    os.write(1, b'hidden\\n')\n"
-        "    print('hidden too')\n"
-        "print('after')\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=60)
+#: Designs run concurrently by :func:`test_designs_in_threads_leave_stdout_alone`: each solves
+#: LPs in HiGHS (a fixed prior with a linear gain, mutual information, a ball of priors).
+_THREADED_DESIGNS = """
+import os, sys, threading
+import numpy as np
+import pmldesign as pml
+
+redirects = []
+real_dup2 = os.dup2
+os.dup2 = lambda fd, fd2, *rest: redirects.append(fd2) or real_dup2(fd, fd2, *rest)
+before = os.fstat(1)
+prior = np.array([0.4, 0.3, 0.2, 0.1])
+gain = np.eye(4)
+jobs = [lambda: pml.design(prior, 0.5, gain=gain),
+        lambda: pml.design(prior, 0.5),
+        lambda: pml.design(prior, 0.5, radius=0.05, gain=gain)]
+errors = []
+
+def run(k):
+    try:
+        for _ in range(6):
+            jobs[k % 3]()
+    except BaseException as exc:
+        errors.append(exc)
+
+threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+after = os.fstat(1)
+same = (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
+sys.stderr.write(f"errors={errors!r} same={same} redirects={redirects}\\n")
+os.write(1, b"descriptor 1 still arrives\\n")
+print("sys.stdout still arrives", flush=True)
+"""
+
+
+def test_designs_in_threads_leave_stdout_alone():
+    """Eight threads design at once: no descriptor is redirected (a process-wide change that
+    threads race on), descriptor 1 is the same file afterwards, what is written to it still
+    reaches the caller's stdout, and no solver banner reaches it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    run = subprocess.run([sys.executable, "-c", _THREADED_DESIGNS], capture_output=True,
+                         text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stderr
-    assert run.stdout == "before\nafter\n"
+    assert "errors=[] same=True redirects=[]" in run.stderr, run.stderr
+    assert run.stdout == "descriptor 1 still arrives\nsys.stdout still arrives\n"
 
 
 def test_dependency_deprecations_stay_out_of_stderr(capsys):

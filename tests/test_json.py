@@ -103,4 +103,5 @@ def test_loads_reads_what_the_standard_library_reads():
         loads("[" * 100_000 + "]" * 100_000)
     with pytest.raises(pml.InvalidInputError, match="finite"):
         pml.Mechanism.from_json('{"format": "pmldesign.mechanism", "version": 1, '
+                                '"inputs": [0, 1], "outputs": [0, 1], '
                                 '"matrix": [[NaN, 1.0], [0.5, 0.5]]}')

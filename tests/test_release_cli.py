@@ -20,7 +20,7 @@ SHARES = [0.3, 0.25, 0.2, 0.1, 0.1, 0.05]
 
 
 def _run(*args, code=0):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run([sys.executable, "-m", "pmldesign", *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == code, proc.stderr

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._errors import InvalidInputError
 from ._memory import require_memory
-from ._validation import _ndim, _short, as_flag
+from ._validation import _ndim, _short, as_flag, reject_masked
 
 #: Records counted per np.bincount call (it converts its input to intp).
 _COUNT_BLOCK = 1 << 20
@@ -31,7 +31,9 @@ def is_pandas(values: Any) -> bool:
 
 
 def one_column(values: Any, name: str) -> Any:
-    """A DataFrame with exactly one column becomes that column; other values pass through."""
+    """A DataFrame with exactly one column becomes that column; other values pass through
+    (a masked array is refused)."""
+    reject_masked(values, name)
     if getattr(values, "ndim", 1) != 2 or not hasattr(values, "columns"):
         return values
     columns = values.columns

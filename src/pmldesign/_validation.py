@@ -43,8 +43,26 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
 
 
+def reject_masked(value: Any, name: str) -> None:
+    """Refuse a ``numpy.ma.MaskedArray``: numpy's conversions drop its mask, so the hidden
+    entries would be used as if they were data.
+
+    Examples
+    --------
+    >>> reject_masked(np.ma.masked_array([0.5, 0.5], mask=[False, True]), "prior")
+    Traceback (most recent call last):
+    pmldesign._errors.InvalidInputError: prior: a numpy masked array is not accepted (its mask \
+would be ignored); pass m.filled(value) or m.compressed()
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        raise InvalidInputError(f"{name}: a numpy masked array is not accepted (its mask would "
+                                "be ignored); pass m.filled(value) or m.compressed()")
+
+
 def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
-    """Convert ``value`` to a finite float64 array with ``ndim`` dimensions (real, not complex)."""
+    """Convert ``value`` to a finite float64 array with ``ndim`` dimensions (real, not complex;
+    not a masked array)."""
+    reject_masked(value, name)
     try:
         raw = np.asarray(value)  # a base ndarray: subclasses such as numpy.matrix keep 2-D rows
         if raw.dtype.kind == "c":
@@ -210,25 +228,66 @@ def as_time_limit(value: Any) -> float | None:
     return seconds
 
 
+_RNG_RULE = ("must be None, an integer seed >= 0, a numpy Generator, RandomState, BitGenerator "
+             "or SeedSequence")
+
+
+def _drawn_seed(source: np.random.Generator | np.random.RandomState) -> np.random.SeedSequence:
+    """A seed of 128 bits drawn from ``source`` (which advances, as after any draw)."""
+    if isinstance(source, np.random.RandomState):
+        words = source.randint(0, 2**63, size=2, dtype=np.int64)
+    else:
+        words = source.integers(0, 2**63, size=2)
+    return np.random.SeedSequence(words.tolist())
+
+
 def as_rng(rng: Any, name: str = "rng") -> np.random.Generator:
-    """``numpy.random.default_rng(rng)``, with a bad seed (negative, non-integer, a string) an
-    :class:`InvalidInputError` instead of numpy's TypeError or ValueError.
+    """The generator every function that takes ``rng`` draws from: a Generator as it is; a
+    legacy ``RandomState`` through a seed drawn from it (so the caller's state decides the
+    draws); anything else ``numpy.random.default_rng(rng)``. A bad seed (negative,
+    non-integer, a string) is an :class:`InvalidInputError`, not numpy's TypeError.
 
     Examples
     --------
+    >>> draw = lambda: as_rng(np.random.RandomState(0)).integers(10, size=3).tolist()
+    >>> draw() == draw()
+    True
     >>> as_rng(-1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    pmldesign._errors.InvalidInputError: rng: must be None, a numpy Generator or ... got -1...
+    pmldesign._errors.InvalidInputError: rng: must be None, an integer seed >= 0, ... got -1...
     """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.RandomState):
+        return np.random.default_rng(_drawn_seed(rng))
     if isinstance(rng, bool | np.bool_ | float | np.floating | complex | str | bytes):
-        raise InvalidInputError(f"rng: must be None, a numpy Generator or SeedSequence, or an "
-                                f"integer seed >= 0, got {_short(rng)}".replace("rng", name, 1))
+        raise InvalidInputError(f"{name}: {_RNG_RULE}, got {_short(rng)}")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError, OverflowError) as exc:
         raise InvalidInputError(
-            f"{name}: must be None, a numpy Generator or SeedSequence, or an integer seed >= 0, "
-            f"got {_short(rng)} ({' '.join(str(exc).split())[:80]})") from None
+            f"{name}: {_RNG_RULE}, got {_short(rng)} ({' '.join(str(exc).split())[:80]})"
+        ) from None
+
+
+def as_seed_sequence(rng: Any, name: str = "rng") -> np.random.SeedSequence:
+    """The ``SeedSequence`` behind ``rng`` (accepted as by :func:`as_rng`), to spawn child seeds
+    from: a SeedSequence as it is, a seed as ``SeedSequence(seed)``, a generator of any kind
+    through 128 bits drawn from it.
+
+    Examples
+    --------
+    >>> as_seed_sequence(7).entropy
+    7
+    """
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator | np.random.RandomState):
+        return _drawn_seed(rng)
+    generator = as_rng(rng, name)
+    if isinstance(rng, np.random.BitGenerator):
+        return _drawn_seed(generator)
+    return np.random.SeedSequence(rng)
 
 
 def as_flag(value: Any, name: str) -> bool:

@@ -30,13 +30,11 @@ from typing import Any
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from ._document import FORMAT, VERSION, check_document, check_guarantee
 from ._errors import InvalidInputError
-from ._files import atomic_path
+from ._files import atomic_path, regular_file
 from ._json import dumps, encode, jsonable, loads
 from ._validation import as_mechanism
-
-FORMAT = "pmldesign.mechanism"
-VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -67,26 +65,38 @@ class Guarantee:
     utility: str | None = None
     method: str | None = None
 
+    def __post_init__(self) -> None:
+        try:
+            for key in ("eps", "delta", "radius"):
+                value = getattr(self, key)
+                if value is not None:
+                    object.__setattr__(self, key, math.inf if value == "inf" else float(value))
+            if self.prior is not None:
+                object.__setattr__(self, "prior", tuple(float(v) for v in self.prior))
+            if self.n_samples is not None:
+                object.__setattr__(self, "n_samples", int(self.n_samples))
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidInputError(f"guarantee: eps, delta and radius must be numbers, prior "
+                                    f"numbers and n_samples an integer, got {self!r}"[:300]
+                                    ) from None
+
     def to_dict(self) -> dict:
         """Plain-Python view (JSON-safe)."""
         return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def from_dict(cls, data: dict) -> Guarantee:
-        """Inverse of :meth:`to_dict`; unknown keys are an error."""
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise InvalidInputError(
-                f"guarantee: unknown keys {unknown}; allowed: {', '.join(sorted(names))}"
-            )
-        clean = dict(data)
-        for key in ("eps", "delta", "radius"):
-            if clean.get(key) == "inf":
-                clean[key] = math.inf
-        if clean.get("prior") is not None:
-            clean["prior"] = tuple(float(v) for v in clean["prior"])
-        return cls(**clean)
+        """Inverse of :meth:`to_dict`; every field is checked against the mechanism schema
+        (unknown keys, wrong types and out-of-range values are an error).
+
+        Examples
+        --------
+        >>> Guarantee.from_dict({"eps": "inf", "prior": [1, 3]})
+        Guarantee(eps=inf, delta=None, radius=None, prior=(1.0, 3.0), n_samples=None, \
+utility=None, method=None)
+        """
+        check_guarantee(data)
+        return cls(**data)
 
 
 def _labels(values: Any, size: int, name: str) -> tuple:
@@ -162,6 +172,10 @@ class Mechanism(NDArrayOperatorsMixin):
             raise InvalidInputError(
                 f"guarantee: must be a Guarantee, a dict or None, got {type(self.guarantee)}"
             )
+        prior = None if self.guarantee is None else self.guarantee.prior
+        if prior is not None and len(prior) != matrix.shape[0]:
+            raise InvalidInputError(f"guarantee: the prior has {len(prior)} entries, the "
+                                    f"mechanism {matrix.shape[0]} inputs")
 
     # --- array behaviour -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
@@ -246,21 +260,10 @@ class Mechanism(NDArrayOperatorsMixin):
 
     @classmethod
     def from_dict(cls, data: Any) -> Mechanism:
-        """Read a version-1 document (a dict); anything else is an InvalidInputError."""
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise InvalidInputError(
-                f"mechanism: not a pmldesign mechanism document (needs \"format\": \"{FORMAT}\")"
-            )
-        if data.get("version") != VERSION:
-            raise InvalidInputError(
-                f"mechanism: unsupported version {data.get('version')!r}; this pmldesign reads "
-                f"version {VERSION}"
-            )
-        extra = sorted(set(data) - {"format", "version", "inputs", "outputs", "matrix",
-                                    "guarantee"})
-        if extra or "matrix" not in data:
-            raise InvalidInputError(f"mechanism: needs a matrix and no unknown keys, got {extra}")
-        return cls(data["matrix"], data.get("inputs"), data.get("outputs"),
+        """Read a version-1 document (a dict), checked field by field against its schema
+        (:mod:`pmldesign._document`); anything else is an InvalidInputError."""
+        matrix = check_document(data)
+        return cls(data["matrix"] if matrix is None else matrix, data["inputs"], data["outputs"],
                    data.get("guarantee"))
 
     @classmethod
@@ -338,9 +341,7 @@ def load_mechanism(path: str | Path) -> Mechanism:
     if not isinstance(path, str | Path):
         raise InvalidInputError(f"path: must be a file path (str or pathlib.Path), got "
                                 f"{type(path).__name__}; for an array use Mechanism(matrix)")
-    file = Path(path)
-    if not file.is_file():
-        raise InvalidInputError(f"mechanism: file not found: {path}")
+    file = regular_file(path, "mechanism")
     suffix = file.suffix.lower()
     try:
         if suffix == ".npy":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_float_array, as_positive, as_rng
+from .._validation import as_float_array, as_positive, as_rng, reject_masked
 
 
 def _binary_samples(x) -> np.ndarray:
@@ -65,6 +65,7 @@ def empirical_mutual_information(x, y) -> float:
     >>> empirical_mutual_information([-1, 1, -1, 1], [-1, -1, 1, 1])
     0.0
     """
+    reject_masked(x, "x"), reject_masked(y, "y")
     try:
         left, right = np.asarray(x), np.asarray(y)
     except (TypeError, ValueError, OverflowError, RecursionError):

@@ -8,16 +8,19 @@ one JSON document, whatever else is asked for.
 from __future__ import annotations
 
 import math
+import os
+import re
 import sys
 from collections.abc import Iterable
 from contextlib import nullcontext
-from pathlib import Path
 
 import numpy as np
 
 from .._errors import InvalidInputError
+from .._files import regular_file
 from .._json import encode, jsonable, loads
 from .._validation import MAX_INT
+from ._numbers import parse_numbers
 
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
 #: the major number changes when a field is removed or changes meaning, the minor when one is
@@ -51,13 +54,11 @@ def _cannot_read(name: str, path: str, why: str) -> InvalidInputError:
 def load_matrix(path: str, name: str = "MECHANISM") -> np.ndarray:
     """Read a real array from a .csv (comma-separated rows), .npy or .json (list of rows) file.
 
-    Refused with :class:`InvalidInputError`: a missing file, an empty one, JSON that is not a
-    list of numbers (an object, deep nesting), complex or non-numeric ``.npy`` arrays.
+    Refused with :class:`InvalidInputError`: a missing file, one that is not a regular file
+    (a FIFO, a device) or too large for memory, an empty one, JSON that is not a list of
+    numbers (an object, deep nesting), complex or non-numeric ``.npy`` arrays.
     """
-    file = Path(path)
-    if not file.is_file():
-        what = "a directory, not a file" if file.is_dir() else "file not found"
-        raise InvalidInputError(f"{name}: {what}: {path}; give an existing {_FORMATS} file")
+    file = regular_file(path, name)
     suffix = file.suffix.lower()
     try:
         if suffix == ".npy":
@@ -94,11 +95,12 @@ def _json_array(value, name: str, path: str) -> np.ndarray:
 
 
 def is_file(text: str) -> bool:
-    """Whether ``text`` names an existing file; False for what cannot be a path (a name longer
-    than the system allows: an inline prior of 20 full-precision numbers was refused with
-    "File name too long")."""
+    """Whether ``text`` names something that exists in the file system (a file, or a FIFO or
+    device that :func:`load_matrix` then refuses by name); False for what cannot be a path (a
+    name longer than the system allows: an inline prior of 20 full-precision numbers was
+    refused with "File name too long")."""
     try:
-        return Path(text).is_file()
+        return os.path.exists(text)
     except (OSError, ValueError):
         return False
 
@@ -113,16 +115,12 @@ def parse_vector(text: str, name: str) -> np.ndarray:
                 "one column of numbers"
             )
         return np.ravel(array)
-    example = "0.4,0.2,0.2,0.2"
-    try:
-        values = [float(v) for v in text.replace(" ", "").split(",") if v != ""]
-    except ValueError:
-        values = []
-    if not values:
+    if not text.strip():
         raise InvalidInputError(
-            f"{name}: expected comma-separated numbers like {example} or an existing file, "
+            f"{name}: expected comma-separated numbers like 0.4,0.2,0.2,0.2 or an existing file, "
             f"got {text!r}"
         )
+    values = parse_numbers(text, name)
     return np.array(values)
 
 
@@ -150,10 +148,50 @@ def prior_set(prior: str | None, radius: float | None, vertices: str | None,
     return PriorSet.from_vertices(load_matrix(vertices, "--vertices"), reference=reference)
 
 
+#: A blank line (only spaces, tabs or a carriage return) at the start, inside or at the end.
+_BLANK_LINE = re.compile(rb"(?:\A|\n)([ \t\r]*)(?:\n|[ \t\r]+\Z)")
+
+
+#: Formats whose records are not lines of text.
+_NOT_TEXT = (".npy", ".json", ".parquet", ".pq")
+
+
+def refuse_blank_lines(path: str, name: str) -> None:
+    """Raise :class:`InvalidInputError` naming the first blank line of a text file of records
+    (numpy and pandas skip blank lines, so the records on them would be lost without a word);
+    nothing for the formats of :data:`_NOT_TEXT`. The file has passed
+    :func:`pmldesign._files.regular_file` (it fits in memory).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "one.csv"
+    >>> _ = path.write_text("answer\\na\\n\\nb\\n")
+    >>> refuse_blank_lines(str(path), "DATA")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    pmldesign._errors.InvalidInputError: DATA: line 3 of ...one.csv is blank; ...
+    """
+    if os.path.splitext(path)[1].lower() in _NOT_TEXT:
+        return
+    with open(path, "rb") as handle:
+        data = handle.read()
+    # a blank line starts with a newline, space, tab or carriage return: where no line does
+    # (the usual file), memchr-speed searches spare the regular expression's pass
+    starts = (b"\n\n", b"\n ", b"\n\t", b"\n\r")
+    if data[:1] not in (b"\n", b" ", b"\t", b"\r") and not any(s in data for s in starts):
+        return
+    blank = _BLANK_LINE.search(data)
+    if blank is not None:
+        line = data.count(b"\n", 0, blank.start(1)) + 1
+        raise InvalidInputError(f"{name}: line {line} of {path} is blank; every line must hold "
+                                "a record: remove blank lines or fill in the value")
+
+
 def load_samples(path: str, name: str = "--samples") -> np.ndarray:
     """Integer symbols 0..N-1 from a file (.csv/.txt one per line or comma-separated, .npy,
-    .json)."""
+    .json); a blank line of a text file is an error naming it."""
     values = np.ravel(load_matrix(path, name))
+    refuse_blank_lines(path, name)
     bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) > MAX_INT)
     if bad.any():
         raise InvalidInputError(

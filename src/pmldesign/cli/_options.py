@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from . import _io
+from . import _io, _numbers
 
 
 def _probe_writable(directory: Path) -> bool:
@@ -105,12 +105,12 @@ def seed_option(help_text: str, default: int | None = 0):
     functions take it as ``rng``, which also accepts a ``numpy.random.Generator``). A default of
     None means fresh randomness from the operating system on every run."""
     return click.option("--seed", default=default, show_default=default is not None,
-                        type=click.IntRange(0, 2**63 - 1), help=help_text)
+                        type=_numbers.IntRange(0, 2**63 - 1), help=help_text)
 
 
 def time_limit_option(default: float | None, help_text: str):
     """``--time-limit SECONDS``: the call's budget (``inf``: no limit)."""
-    return click.option("--time-limit", default=default, type=float,
+    return click.option("--time-limit", default=default, type=_numbers.FLOAT,
                         show_default=default is not None, help=help_text)
 
 

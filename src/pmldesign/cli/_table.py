@@ -1,7 +1,9 @@
 """Tables for the data commands: read a CSV/Parquet column, write the table back atomically.
 
 CSV is read with every column as text (other columns pass through byte-identical in value);
-an empty cell in the chosen column is a missing value. Parquet keeps its column types.
+an empty cell in the chosen column is a missing value, and a blank line is an error naming it
+(pandas would skip it, dropping the record of a one-column file without a word). Parquet keeps
+its column types.
 With ``engine="dask"`` the table is a lazy dask DataFrame read in blocks, so files larger
 than memory stream through.
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from .._errors import InvalidInputError
-from .._files import atomic_path
+from .._files import TEXT_EXPANSION, atomic_path, regular_file
 from .._memory import require_memory
 from .._validation import as_int
 from ..mechanism import Mechanism
-from . import _io
+from . import _io, _numbers
 
 ENGINES = click.Choice(["pandas", "dask"])
 #: Bytes of CSV per dask partition: bounds the memory per worker (a partition of short text
@@ -30,11 +33,20 @@ def _is_parquet(path: str) -> bool:
     return Path(path).suffix.lower() in (".parquet", ".pq")
 
 
-def read_table(path: str, engine: str = "pandas"):
-    """The whole table (pandas or lazy dask DataFrame)."""
-    if not Path(path).exists():
-        raise InvalidInputError(f"DATA: file not found: {path}")
-    text = {"dtype": str, "keep_default_na": False, "na_filter": False}
+def read_table(path: str, engine: str = "pandas", name: str = "DATA"):
+    """The whole table (pandas or lazy dask DataFrame); a regular file, small enough for memory
+    unless dask streams it."""
+    if _is_parquet(path) and Path(path).is_dir():  # a dataset folder of part files
+        if engine != "dask":
+            size = sum(part.stat().st_size for part in Path(path).rglob("*") if part.is_file())
+            require_memory(size, f"{name}: {path} ({size:,} bytes)", "use --engine dask",
+                           itemsize=TEXT_EXPANSION)
+    else:
+        regular_file(path, name, whole=engine != "dask")
+    if engine != "dask":  # dask streams the file: a blank line is a row of missing values
+        _io.refuse_blank_lines(path, name)
+    text = {"dtype": str, "keep_default_na": False, "na_filter": False,
+            "skip_blank_lines": False}
     try:
         if engine == "dask":
             import dask.dataframe as dd
@@ -47,7 +59,8 @@ def read_table(path: str, engine: str = "pandas"):
         return pd.read_parquet(path) if _is_parquet(path) else pd.read_csv(path, **text)
     except (ValueError, OSError, ImportError) as exc:
         message = " ".join(str(exc).split())[:200]
-        raise InvalidInputError(f"DATA: cannot read {path} as CSV or Parquet: {message}") from None
+        raise InvalidInputError(f"{name}: cannot read {path} as CSV or Parquet: {message}"
+                                ) from None
 
 
 def column_of(table, column: str | None, path: str):
@@ -71,6 +84,16 @@ def column_of(table, column: str | None, path: str):
     return series.astype(str).mask(missing)
 
 
+def require_header(name, labels, path: str) -> None:
+    """Refuse a column named like one of ``labels``: the file most likely has no header line,
+    and its first record would be read as the column's name and dropped."""
+    if str(name) in {str(v) for v in labels}:
+        raise InvalidInputError(
+            f"DATA: the column of {path} is named {str(name)!r}, which is also a value of the "
+            "mechanism: the file seems to have no header line (its first record would be lost); "
+            "add a first line naming the columns")
+
+
 def read_samples(path: str, column: str | None, categories: str | None, alphabet_size):
     """``(samples, categories)``: integer codes from a plain file, else a table's column."""
     labels = None if categories is None else [v.strip() for v in categories.split(",")]
@@ -82,14 +105,29 @@ def read_samples(path: str, column: str | None, categories: str | None, alphabet
                        "use a smaller alphabet", itemsize=48)
         labels = list(range(alphabet_size))
     if column is None:
+        _io.refuse_blank_lines(str(regular_file(path, "--samples")), "--samples")
         try:
             return _io.load_samples(path), labels
         except InvalidInputError:
             pass  # not a plain list of codes: a table with a header
-    values = column_of(read_table(path), column, path)
+    values = column_of(read_table(path, name="--samples"), column, path)
+    if column is None and _numbers.is_integer(values.name):
+        raise InvalidInputError(
+            f"--samples: {path} is neither a list of integer codes (one per line, no blank "
+            f"lines) nor a table with a header line (its first line is {values.name!r})")
     if labels is not None and alphabet_size is not None:
         labels = [str(v) for v in labels]
     return values, labels
+
+
+def alphabet_bound(values, labels) -> int:
+    """At least as many categories as the samples define: the labels given, else the largest
+    integer code + 1, else the number of distinct values."""
+    if labels is not None:
+        return len(labels)
+    if isinstance(values, np.ndarray):
+        return int(values.max(initial=0)) + 1 if values.size else 0
+    return int(values.nunique(dropna=True))
 
 
 def text_labels(mechanism: Mechanism) -> Mechanism:

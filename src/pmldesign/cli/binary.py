@@ -9,7 +9,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_positive, as_prior
-from . import _io, _options
+from . import _io, _numbers, _options
 
 
 def _estimate(samples: str | None, prior: str | None, n_samples: int | None):
@@ -43,7 +43,7 @@ _SOURCE = [
     click.option("--samples", type=click.Path(dir_okay=False), help="File of -1/+1 samples."),
     click.option("--prior-estimate", "prior", default=None,
                  help="P(X=-1),P(X=+1) estimated elsewhere (instead of --samples)."),
-    click.option("--n-samples", type=int, default=None,
+    click.option("--n-samples", type=_numbers.INT, default=None,
                  help="Number of samples behind --prior-estimate."),
     click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables."),
 ]
@@ -61,9 +61,9 @@ def binary_command() -> None:
 
 
 @binary_command.command("laplace")
-@click.option("--target-eps", "eps", required=True, type=float,
+@click.option("--target-eps", "eps", required=True, type=_numbers.FLOAT,
               help="PML eps to guarantee for the true prior (nats, > 0).")
-@click.option("--delta", required=True, type=float,
+@click.option("--delta", required=True, type=_numbers.FLOAT,
               help="Probability that the guarantee fails because the estimate is off.")
 @_with_source
 def laplace_command(eps, delta, samples, prior, n_samples, as_json) -> None:
@@ -115,8 +115,9 @@ _LAPLACE_LABELS = {
 
 
 @binary_command.command("gaussian")
-@click.option("--sigma", required=True, type=float, help="Standard deviation of the noise.")
-@click.option("--delta", "delta2", default=1e-6, show_default=True, type=float,
+@click.option("--sigma", required=True, type=_numbers.FLOAT,
+              help="Standard deviation of the noise.")
+@click.option("--delta", "delta2", default=1e-6, show_default=True, type=_numbers.FLOAT,
               help="Probability that the prior estimate is off by more than the radius.")
 @click.option("--eps", "eps_values", default=None,
               help="Comma-separated eps values (default: 20 values up to eps_max of the ball).")

@@ -6,15 +6,16 @@ import click
 
 from .._errors import InvalidInputError
 from ..uncertainty.calibration import calibrate
-from . import _io
+from . import _io, _numbers
 
 
 @click.command("calibrate")
-@click.option("--target-eps", required=True, type=float, help="Target eps-PML level (> 0, nats).")
-@click.option("--delta", required=True, type=float, help="Failure probability in (0, 1).")
-@click.option("--n-samples", required=True, type=int,
+@click.option("--target-eps", required=True, type=_numbers.FLOAT,
+              help="Target eps-PML level (> 0, nats).")
+@click.option("--delta", required=True, type=_numbers.FLOAT, help="Failure probability in (0, 1).")
+@click.option("--n-samples", required=True, type=_numbers.INT,
               help="Number of samples m the prior will be estimated from.")
-@click.option("--alphabet-size", required=True, type=int,
+@click.option("--alphabet-size", required=True, type=_numbers.INT,
               help="Alphabet size N: the number of values the data can take.")
 @click.option(
     "--prior-estimate",

@@ -6,7 +6,7 @@ import click
 import numpy as np
 
 from ..certification import certify
-from . import _io
+from . import _io, _numbers
 
 
 def render_certificate(cert, title: str, mechanism) -> None:
@@ -48,7 +48,7 @@ def render_certificate(cert, title: str, mechanism) -> None:
 @click.command("certify")
 @click.argument("mechanism", type=click.Path(dir_okay=False))
 @click.option("--prior", default=None, help="Prior: comma-separated probabilities or a file.")
-@click.option("--radius", type=float, default=None,
+@click.option("--radius", type=_numbers.FLOAT, default=None,
               help="Also certify every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: certify every prior of their convex hull "
@@ -60,7 +60,7 @@ def render_certificate(cert, title: str, mechanism) -> None:
               help="Integer input symbols, or a CSV/Parquet table with --column: estimate "
                    "the prior (instead of --prior).")
 @click.option("--column", default=None, help="With --samples: the column of the table.")
-@click.option("--delta", type=float, default=None,
+@click.option("--delta", type=_numbers.FLOAT, default=None,
               help="Failure probability for --samples: report the (eps, delta) guarantee.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def certify_command(mechanism: str, prior: str | None, radius: float | None,
@@ -85,10 +85,10 @@ def certify_command(mechanism: str, prior: str | None, radius: float | None,
                                "prior), not both")
     if samples is None and delta is not None:
         raise click.UsageError("--delta goes with --samples FILE; drop it or give --samples")
-    from ..mechanism import load_mechanism
     from . import _table
+    from ._stored import load_checked
 
-    matrix = load_mechanism(mechanism)
+    matrix = load_checked(mechanism, "MECHANISM")
     stored = matrix.guarantee
     prior_set = _io.prior_set(prior, radius, vertices, lower)
     if prior_set is not None:

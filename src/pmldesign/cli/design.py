@@ -7,7 +7,7 @@ import math
 import click
 import numpy as np
 
-from . import _io, _options
+from . import _io, _numbers, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear"])
 _TIME_LIMIT = ("Time limit in seconds for the whole design, its certificate included (inf: none); "
@@ -36,16 +36,29 @@ def _cell(value) -> str:
 
 def _inputs(prior: str, gain: str | None):
     vector = _io.parse_vector(prior, "--prior")
+    require_mechanism_memory(vector.size, "--prior")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     return vector, matrix
+
+
+def require_mechanism_memory(symbols: int, name: str,
+                             fix: str = "use fewer symbols (merge rare ones)") -> None:
+    """Refuse, before any solver runs, an alphabet whose N x N mechanism cannot fit in memory
+    (every design and comparison builds at least one: HiGHS, short of memory, crashes the
+    process instead of raising)."""
+    from .._memory import require_memory
+
+    require_memory(symbols * symbols, f"{name}: {symbols} symbols need a {symbols} x {symbols} "
+                   "mechanism, which", fix)
 
 
 @click.command("design")
 @click.option("--prior", default=None,
               help="Prior, comma-separated or a file; with --radius the centre of the set of "
                    "priors (e.g. an estimate).")
-@click.option("--eps", default=None, type=float, help="PML budget eps (nats), with --prior.")
-@click.option("--radius", default=0.0, show_default=True, type=float,
+@click.option("--eps", default=None, type=_numbers.FLOAT,
+              help="PML budget eps (nats), with --prior.")
+@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
               help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
@@ -61,11 +74,11 @@ def _inputs(prior: str, gain: str | None):
 @click.option("--column", default=None, help="With --samples: the column of the table.")
 @click.option("--categories", default=None,
               help="With --samples: the categories and their order, e.g. a,b,c.")
-@click.option("--target-eps", default=None, type=float,
+@click.option("--target-eps", default=None, type=_numbers.FLOAT,
               help="With --samples: the eps of the (eps, delta)-PML target.")
-@click.option("--delta", default=None, type=float,
+@click.option("--delta", default=None, type=_numbers.FLOAT,
               help="With --samples: failure probability of the (eps, delta)-PML target.")
-@click.option("--alphabet-size", default=None, type=int,
+@click.option("--alphabet-size", default=None, type=_numbers.INT,
               help="With --samples: alphabet size N (default: largest symbol + 1).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
@@ -101,13 +114,17 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     if column is not None or categories is not None:
         raise click.UsageError("--column and --categories go with --samples")
     prior_set = _io.prior_set(prior, radius, vertices, lower)
+    if prior_set is not None:
+        require_mechanism_memory(prior_set.size, "--vertices" if vertices else "--lower")
     if (prior is None and prior_set is None) or eps is None:
         raise click.UsageError("give --prior (or --vertices or --lower) and --eps, or --samples "
                                "with --target-eps and --delta")
     from ..design import design
 
-    matrix = _io.load_matrix(gain, "--gain") if gain else None
-    target = prior_set if prior_set is not None else _io.parse_vector(prior, "--prior")
+    if prior_set is None:
+        target, matrix = _inputs(prior, gain)
+    else:
+        target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit)
     summary = _summary(result, _utility_name(utility, matrix))
@@ -181,6 +198,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     from . import _table
 
     data, labels = _table.read_samples(samples, column, categories, alphabet_size)
+    require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples",
+                             "check the samples for a stray value, or merge rare categories")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
@@ -220,7 +239,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 
 @click.command("compare")
 @click.option("--prior", required=True, help="Prior: comma-separated probabilities or a file.")
-@click.option("--eps", required=True, type=float, help="PML budget eps (nats).")
+@click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
 @click.option("--utility", default=None, type=_UTILITY,

@@ -6,7 +6,7 @@ import warnings
 
 import click
 
-from . import _io, _table
+from . import _io, _numbers, _table
 from .privatize import dask_workers
 
 
@@ -18,11 +18,11 @@ from .privatize import dask_workers
 @click.option("--method", default="auto", show_default=True,
               type=click.Choice(["auto", "inversion", "em", "least_squares"]),
               help="auto: unbiased inversion at full row rank, else EM.")
-@click.option("--confidence", default=0.95, show_default=True, type=float,
+@click.option("--confidence", default=0.95, show_default=True, type=_numbers.FLOAT,
               help="Nominal coverage of the intervals.")
 @click.option("--engine", default="pandas", show_default=True, type=_table.ENGINES,
               help="dask: count files larger than memory, partition by partition.")
-@click.option("--workers", default=None, type=click.IntRange(min=1),
+@click.option("--workers", default=None, type=_numbers.IntRange(min=1),
               help="With --engine dask: run on a local cluster of this many processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 def estimate_command(data, column, mechanism_path, method, confidence, engine, workers,
@@ -33,11 +33,12 @@ def estimate_command(data, column, mechanism_path, method, confidence, engine, w
     mechanism merged cannot be recovered: they are flagged and get the widest interval the
     data allow.
     """
-    from ..mechanism import load_mechanism
     from ..release import IdentifiabilityWarning, estimate_frequencies
+    from ._stored import load_checked
 
-    mechanism = _table.text_labels(load_mechanism(mechanism_path))
+    mechanism = _table.text_labels(load_checked(mechanism_path))
     values = _table.column_of(_table.read_table(data, engine), column, data)
+    _table.require_header(values.name, mechanism.outputs, data)
     with dask_workers(engine, workers), warnings.catch_warnings():
         warnings.simplefilter("ignore", IdentifiabilityWarning)
         result = estimate_frequencies(values, mechanism, method=method, confidence=confidence)

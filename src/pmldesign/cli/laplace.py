@@ -8,7 +8,7 @@ import click
 import numpy as np
 
 from .._errors import InvalidInputError
-from . import _io, _options
+from . import _io, _numbers, _options
 
 #: Workload families of ``--workload NAME:SIZE``; "range" takes ``MxK`` (m queries, k classes).
 _FAMILIES = ("haar", "identity", "prefix", "allrange", "range")
@@ -29,7 +29,7 @@ def parse_workload(spec: str, seed: int) -> np.ndarray:
             f"or an existing matrix file, got {spec!r}"
         )
     try:
-        numbers = [int(v) for v in size.lower().split("x")]
+        numbers = [_numbers.strict_int(v) for v in size.lower().split("x")]
     except ValueError:
         raise InvalidInputError(
             f"--workload: size must be integers like 8 or 8x8, got {size!r}"
@@ -75,10 +75,11 @@ def _scales_for(workload: np.ndarray, eps: float, alpha: float) -> dict:
 @click.command("laplace")
 @click.option("--workload", "spec", required=True,
               help="haar:K, identity:K, prefix:K, allrange:K, range:MxK, or a CSV/.npy/JSON file.")
-@click.option("--alpha", required=True, type=float,
+@click.option("--alpha", required=True, type=_numbers.FLOAT,
               help="Lower bound on every class probability, in [0, 1/k].")
-@click.option("--b", "scale", type=float, default=None, help="Laplace scale: report the bounds.")
-@click.option("--eps", type=float, default=None,
+@click.option("--b", "scale", type=_numbers.FLOAT, default=None,
+              help="Laplace scale: report the bounds.")
+@click.option("--eps", type=_numbers.FLOAT, default=None,
               help="eps to meet (nats): report the noise scale each guarantee needs.")
 @_options.seed_option("Seed of the random range queries of range:MxK.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")

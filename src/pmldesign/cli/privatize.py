@@ -6,7 +6,7 @@ import contextlib
 
 import click
 
-from . import _io, _options, _table
+from . import _io, _numbers, _options, _table
 
 
 @contextlib.contextmanager
@@ -33,23 +33,26 @@ def dask_workers(engine: str, workers: int | None):
               help="Output table (.csv or .parquet); written only if every value is valid.")
 @click.option("--engine", default="pandas", show_default=True, type=_table.ENGINES,
               help="dask: stream files larger than memory, partition by partition.")
-@click.option("--workers", default=None, type=click.IntRange(min=1),
+@click.option("--workers", default=None, type=_numbers.IntRange(min=1),
               help="With --engine dask: run on a local cluster of this many processes.")
 def privatize_command(data, column, mechanism_path, seed, output, engine, workers) -> None:
     """Replace COLUMN of DATA by one draw of the mechanism per record; other columns unchanged.
 
     Example: pmldesign privatize survey.csv --column answer --mechanism mech.json --seed 7
     -o private.csv. Values must be inputs of the mechanism (its labels; 0..N-1 for a matrix
-    file); an unknown or missing value is an error and nothing is written. With --engine dask,
-    partition i uses child seed i of the seed (numpy SeedSequence.spawn).
+    file); an unknown or missing value, a blank line or a file without a header line is an
+    error and nothing is written. The guarantee stored in a .json mechanism is re-certified
+    first: a file whose claim is false is refused. With --engine dask, partition i uses child
+    seed i of the seed (numpy SeedSequence.spawn).
     """
-    from ..mechanism import load_mechanism
     from ..release import privatize
+    from ._stored import load_checked
 
-    mechanism = _table.text_labels(load_mechanism(mechanism_path))
+    mechanism = _table.text_labels(load_checked(mechanism_path))
     table = _table.read_table(data, engine)
     values = _table.column_of(table, column, data)
     name = values.name
+    _table.require_header(name, mechanism.inputs, data)
     with dask_workers(engine, workers):
         table[name] = privatize(values, mechanism, rng=seed)
         _table.write_table(table, output)

@@ -7,7 +7,7 @@ import click
 from .._errors import InvalidInputError
 from ..certification import certify
 from ..design import randomized_response
-from . import _io
+from . import _io, _numbers
 from .certify import render_certificate
 
 #: Largest k whose k x k matrix ``--json`` writes (a million numbers, a few seconds).
@@ -15,8 +15,9 @@ MAX_JSON_K = 1000
 
 
 @click.command("rr")
-@click.argument("k", type=int)
-@click.option("--eps", required=True, type=float, help="Local-DP epsilon of the mechanism.")
+@click.argument("k", type=_numbers.INT)
+@click.option("--eps", required=True, type=_numbers.FLOAT,
+              help="Local-DP epsilon of the mechanism.")
 @click.option("--prior", default=None, help="Certify for this prior (comma-separated or file).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:

@@ -1,8 +1,12 @@
 """How HiGHS is set up here: silent on standard output from the first byte, costs near 1.
 
-``highspy.Highs()`` prints a banner to file descriptor 1 from C++ before ``output_flag`` can be
-set (highspy >= 1.16); it is built inside :func:`pmldesign._stdio.quiet_c_stdout` and its log
-is then switched off, so no solver text ever mixes with a command's ``--json`` output.
+HiGHS writes its banner to file descriptor 1 from C++ on the first logging call of a process
+while ``output_flag`` is on; ``highspy.Highs()`` makes one in its constructor (it enables its
+Python callbacks), before any option can be set. :func:`new_highs` therefore builds highspy's
+C++ binding class (the base of ``highspy.Highs`` from highspy 1.7 on, without the Python-side
+callbacks and modelling helpers, which are not used here) and switches its log off before any
+other call, so nothing reaches standard output and no process-wide descriptor is touched: a
+design running in one thread never hides another thread's output.
 
 HiGHS's feasibility tolerances are absolute, so output generation hands it the gains times
 :func:`cost_unit`, and the mutual-information master its utilities in the unit of their bound
@@ -16,16 +20,14 @@ import math
 
 import numpy as np
 
-from .._stdio import quiet_c_stdout
-
 
 def new_highs():
-    """A ``highspy.Highs`` instance with logging off (``output_flag = False``)."""
-    import highspy
+    """A HiGHS solver (highspy's ``_Highs`` binding) with logging off (``output_flag = False``)
+    from its first call, so it never writes to standard output."""
+    from highspy._core import _Highs
 
-    with quiet_c_stdout():
-        solver = highspy.Highs()
-        solver.setOptionValue("output_flag", False)
+    solver = _Highs()
+    solver.setOptionValue("output_flag", False)
     return solver
 
 

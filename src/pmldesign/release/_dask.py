@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidInputError
-from .._validation import as_int, as_rng
+from .._validation import as_int, as_seed_sequence
 from ..mechanism import Mechanism
 from ._local import _wrap, privatize_local
 
@@ -22,8 +22,9 @@ from ._local import _wrap, privatize_local
 def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]:
     """One child ``SeedSequence`` per partition, spawned from ``rng``.
 
-    ``rng`` may be an int, a ``SeedSequence``, ``None`` (fresh entropy) or a ``Generator``
-    (one 128-bit draw from it seeds the parent).
+    ``rng`` may be an int, a ``SeedSequence``, ``None`` (fresh entropy) or a ``Generator`` or
+    ``RandomState`` (one 128-bit draw from it seeds the parent), see
+    :func:`pmldesign._validation.as_seed_sequence`.
 
     Examples
     --------
@@ -31,14 +32,7 @@ def partition_seeds(rng: Any, n_partitions: int) -> list[np.random.SeedSequence]
     [(0,), (1,), (2,)]
     """
     n_partitions = as_int(n_partitions, "n_partitions", 1)
-    if isinstance(rng, np.random.Generator):
-        parent = np.random.SeedSequence(rng.integers(0, 2**63, size=2).tolist())
-    elif isinstance(rng, np.random.SeedSequence):
-        parent = rng
-    else:
-        as_rng(rng)  # a bad seed is an InvalidInputError, not numpy's TypeError
-        parent = np.random.SeedSequence(rng)
-    return parent.spawn(n_partitions)
+    return as_seed_sequence(rng).spawn(n_partitions)
 
 
 def _partition(part: Any, mech: Mechanism, seeds: list, partition_info=None) -> Any:

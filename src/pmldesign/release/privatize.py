@@ -32,9 +32,9 @@ def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
         raise :class:`~pmldesign.InvalidInputError` naming the first one.
     mechanism : Mechanism or (N, M) array_like
         Row-stochastic matrix, ``P(y | x)``.
-    rng : numpy.random.Generator, int, SeedSequence or None
+    rng : numpy.random.Generator, RandomState, int, SeedSequence or None
         Randomness. A Generator is used as it is. A seed (int, SeedSequence, None: fresh
-        entropy) spawns one child seed per partition (see
+        entropy; a RandomState gives one drawn from it) spawns one child seed per partition (see
         :func:`pmldesign.release.partition_seeds`); in-memory data count as one partition.
         So a seed and a partitioning give the same output on any cluster, and a dask column
         with one partition gives exactly the pandas result.
