@@ -292,3 +292,5 @@ def test_certify_warns_what_a_second_release_of_structural_zeros_leaks():
     with warnings.catch_warnings():
         warnings.simplefilter("error", pml.CompositionWarning)
         pml.certify(pml.randomized_response(3, eps=1.0), prior)  # no zeros: no warning
+        merge = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # a second copy adds nothing
+        pml.certify(merge, prior)

@@ -273,16 +273,19 @@ SECOND_RELEASE_MAX = 2**22
 
 def _warn_if_second_release_leaks_more(matrix: np.ndarray, prior, cert: Certificate) -> None:
     """:class:`~pmldesign.CompositionWarning` for a mechanism with structural zeros (an output
-    that some inputs can produce and others cannot): two independent releases can rule inputs
-    out and leak far more than one, up to eps_max (:mod:`pmldesign.uncertainty.composition`)."""
+    that some inputs can produce and others cannot) whose second independent release would
+    leak more than the first: two releases can rule inputs out and leak far more than one, up
+    to eps_max (:mod:`pmldesign.uncertainty.composition`)."""
     positive = matrix > 0
     if not np.any(positive.any(axis=0) & ~positive.all(axis=0)):
         return
     once = cert.guarantee[0]
     rows, columns = matrix.shape
     if rows * columns * columns <= SECOND_RELEASE_MAX:
-        twice = certify(composition.compose(matrix, matrix), prior)
-        what = f"{twice.guarantee[0]:.4g} nats"
+        twice = certify(composition.compose(matrix, matrix), prior).guarantee[0]
+        if twice <= once:  # e.g. a deterministic merge: a second copy tells nothing new
+            return
+        what = f"{twice:.4g} nats"
     else:
         what = f"up to eps_max = {cert.epsilon_max:.4g} nats"
     warnings.warn(
