@@ -28,6 +28,7 @@ from .design import (
 from .leakage import (
     epsilon_max,
     epsilon_min,
+    estimation_mse,
     ldp_epsilon,
     leakage,
     mutual_information,
@@ -110,6 +111,7 @@ __all__ = [
     "epsilon_max",
     "epsilon_min",
     "estimate_frequencies",
+    "estimation_mse",
     "extremal_mechanism",
     "failure_probability",
     "l1_radius",
