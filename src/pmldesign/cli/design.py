@@ -87,7 +87,9 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
     prior (eq. (3) of 003), takes the l1 radius beta*(delta) of eq. (7), designs the optimal
     mechanism over the ball (Proposition 2 of 003), certifies the (eps, delta)-PML guarantee
-    and compares it with randomized response and optimal LDP at the same guarantee.
+    and compares it with randomized response and optimal LDP at the same guarantee. Where the
+    ball leaves the simplex (a rare category) it designs over the box of simultaneous lower
+    confidence bounds instead (PriorSet.from_samples).
     """
     if samples is not None:
         if prior is not None or eps is not None or radius or vertices or lower:
@@ -193,6 +195,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
             "target_eps": target_eps, "delta": delta, "n_samples": cal.n_samples,
             "alphabet_size": cal.alphabet_size, "categories": list(mechanism.inputs),
             "prior_estimate": cal.prior_estimate, "radius": cal.radius,
+            "lower": None if cal.prior_set is None else cal.prior_set.lower,
             "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
             "mechanism": mechanism.to_dict(), "guarantee": guarantee, "utility": result.utility,
             "non_identifiable": list(found.non_identifiable),
@@ -203,9 +206,12 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     out = _io.console()
     estimate = ", ".join(f"{x}: {p:.4f}" for x, p in zip(mechanism.inputs, cal.prior_estimate,
                                                          strict=True))
+    where = (f"is within l1 distance {cal.radius:.4f} of it" if cal.prior_set is None else
+             "lies above per-category lower bounds (" + ", ".join(
+                 f"{v:.4f}" for v in cal.prior_set.lower) + ")")
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
-              f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
-    out.print(_io.mechanism_table("Optimal mechanism for every prior within that distance",
+              f"1 - {delta:.3g} the true prior {where}.")
+    out.print(_io.mechanism_table("Optimal mechanism for every such prior",
                                   mechanism.matrix, mechanism.inputs, mechanism.outputs))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
