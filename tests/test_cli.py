@@ -162,3 +162,12 @@ def test_design_from_samples_with_an_unseen_category_is_exit_2(tmp_path):
                "--delta", "1e-6", check_code=2)
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
     assert "unseen" in proc.stderr
+
+
+def test_compare_utility_estimation_lists_the_oracles():
+    proc = run("compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", "1", "--utility", "estimation",
+               "--n", "1000")
+    for name in ("k-RR", "OUE", "OLH", "Hadam"):
+        assert name in proc.stdout
+    proc = run("compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", "1", "--n", "10", check_code=2)
+    assert proc.stderr.startswith("error: ") and "--n" in proc.stderr

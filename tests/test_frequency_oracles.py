@@ -117,3 +117,25 @@ def test_krr_variances_are_its_closed_form_and_l1_error_its_monte_carlo():
     shares = np.linalg.solve(krr.mechanism.T, counts.T).T
     measured = np.abs(shares - np.array(PRIOR)).sum(axis=1).mean()
     assert measured == pytest.approx(krr.l1_error(records), rel=0.05)
+
+
+def test_compare_estimation_lists_every_oracle_by_mse():
+    result = pml.compare(PRIOR, 1.0, utility="estimation", n=1000)
+    names = {row.name for row in result.contenders}
+    assert {"k-RR", "OUE", "OLH", "subset selection", "Hadamard response"} <= names
+    assert ("optimal PML" in names) == (result.note == "")
+    mses = [row.mse for row in result.contenders]
+    assert mses == sorted(mses)
+    for row in result.contenders:
+        assert row.epsilon <= 1.0 and row.mse_at_n == pytest.approx(row.mse / 1000)
+        assert row.l1_error_at_n == pytest.approx(row.l1_error / math.sqrt(1000))
+        if row.estimator == "mle":
+            assert row.mse == pytest.approx(pml.estimation_mse(row.mechanism, PRIOR), rel=1e-9)
+    assert pml.compare(PRIOR, 1.0, utility="estimation").contenders[0].mse_at_n is None
+
+
+def test_compare_estimation_bad_input():
+    with pytest.raises(pml.InvalidInputError, match="gain"):
+        pml.compare(PRIOR, 1.0, utility="estimation", gain=np.eye(4))
+    with pytest.raises(pml.InvalidInputError, match="n:"):
+        pml.compare(PRIOR, 1.0, utility="estimation", n=0)

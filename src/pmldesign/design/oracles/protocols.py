@@ -90,9 +90,14 @@ class FrequencyOracle(Result):
         return float(self.variances.sum()) / n
 
     def l1_error(self, n: int = 1) -> float:
-        """Expected l1 error of the shares from n records, normal approximation:
-        ``sum_x E|N(0, v_x / n)| = sum_x sqrt(2 v_x / (pi n))``."""
-        return float(np.sqrt(2.0 * self.variances / (math.pi * n)).sum())
+        """Expected l1 error of the shares from n records (:func:`l1_error`)."""
+        return l1_error(self.variances, n)
+
+
+def l1_error(variances: np.ndarray, n: int = 1) -> float:
+    """Expected l1 error of shares with these per-record variances from n records, in the
+    normal approximation: ``sum_x E|N(0, v_x / n)| = sum_x sqrt(2 v_x / (pi n))``."""
+    return float(np.sqrt(2.0 * variances / (math.pi * n)).sum())
 
 
 def frequency_oracles(prior_set: PriorSet, eps: float) -> tuple[FrequencyOracle, ...]:
