@@ -22,8 +22,9 @@ Hadamard response      K = 2^ceil(log2(N+1)) (row x+1 of      R/(R+1), 1/2      
                        the Hadamard matrix is +1 at y)                          2019
 =====================  =====================================  ================  ===============
 
-Subset selection: ``q* = p* (d-1)/(N-1) + (1-p*) d/(N-1)``. Certification: k-RR, Hadamard
-response and subset selection with at most :data:`MAX_COLUMNS` subsets are built as matrices
+Subset selection: ``q* = p* (d-1)/(N-1) + (1-p*) d/(N-1)``. Hadamard response is calibrated
+with the smallest mass of its own support sets over the set's floors. Certification: k-RR,
+Hadamard response and subset selection with at most :data:`MAX_COLUMNS` subsets are built as matrices
 and go through :func:`~pmldesign.design.repair.finalize` (the library's outward-rounded
 certificate over the set); OUE, OLH and larger subset selections are certified by
 :func:`.two_level.meets` with the smallest mass of any one input (OUE, OLH: every nonempty
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -192,8 +194,13 @@ def _hadamard(prior_set: PriorSet, eps: float) -> FrequencyOracle:
     k = 1 << size.bit_length()  # the smallest power of 2 above N
     members = hadamard(k)[1:size + 1] > 0
     support = members.sum(axis=0)
-    d = int(support[(support > 0) & (support < size)].min())
-    ratio = two_level.ratio_for(eps, two_level.smallest_mass(prior_set, d))
+    varying = members[:, (support > 0) & (support < size)]
+    # the smallest mass of a support set over the set's floors (min 1_T = 0, max 1_T = 1),
+    # lowered by a relative 2^-40 for the float sums; finalize certifies the matrix itself
+    floors = prior_set.floors()
+    lowest = float((floors.weights @ varying - floors.at_max[:, None]).min())
+    mass = max(Fraction(lowest) * (1 - Fraction(1, 2**40)), Fraction(0))
+    ratio = two_level.ratio_for(eps, mass)
     return _built("Hadamard response", _two_level_matrix(members, ratio), prior_set, eps,
                   {"ratio": ratio, "K": k})
 
