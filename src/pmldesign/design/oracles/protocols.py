@@ -24,8 +24,8 @@ Hadamard response      K = 2^ceil(log2(N+1)) (row x+1 of      R/(R+1), 1/2      
 
 Subset selection: ``q* = p* (d-1)/(N-1) + (1-p*) d/(N-1)``. Hadamard response is calibrated
 with the smallest mass of its own support sets over the set's floors. Certification: k-RR,
-Hadamard response and subset selection with at most :data:`MAX_COLUMNS` subsets are built as matrices
-and go through :func:`~pmldesign.design.repair.finalize` (the library's outward-rounded
+Hadamard response and subset selection with at most :data:`MAX_COLUMNS` subsets are built as
+matrices and go through :func:`~pmldesign.design.repair.finalize` (the library's outward-rounded
 certificate over the set); OUE, OLH and larger subset selections are certified by
 :func:`.two_level.meets` with the smallest mass of any one input (OUE, OLH: every nonempty
 support set, whatever the hash family, holds at least one input, so the bound covers OLH with
