@@ -7,9 +7,8 @@ in exact arithmetic on the floats that define it.
 =====================  =====================================  ================  ===============
 oracle                 outputs (support set of output y)      p*, q*            source
 =====================  =====================================  ================  ===============
-k-RR                   N (the input y)                        R/(R+N-1),        Warner 1965;
-                                                              1/(R+N-1)         Kairouz et al.
-                                                                                2016
+k-RR                   N (the input y)                        R/(R+N-1),        Warner 1965
+                                                              1/(R+N-1)
 OUE                    2^N bit vectors (the 1 bits), never    1/2, 1/(R+1)      Wang et al.
                        built: bit x is 1 w.p. 1/2, others                       2017
                        w.p. 1/(R+1)
