@@ -139,3 +139,11 @@ def test_compare_estimation_bad_input():
         pml.compare(PRIOR, 1.0, utility="estimation", gain=np.eye(4))
     with pytest.raises(pml.InvalidInputError, match="n:"):
         pml.compare(PRIOR, 1.0, utility="estimation", n=0)
+
+
+def test_an_estimation_comparison_is_plain_json():
+    import json
+
+    data = json.loads(json.dumps(pml.compare(PRIOR, 1.0, utility="estimation").to_dict()))
+    assert {row["name"] for row in data["contenders"]} >= {"k-RR", "OUE"}
+    assert data["utility"] == "estimation" and data["prior_set"]["kind"] == "ball"

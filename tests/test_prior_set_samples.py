@@ -98,3 +98,12 @@ def test_design_over_the_box_meets_the_target_in_exact_arithmetic(gain):
     assert eps <= 1.0 and delta == 1e-3
     points = exact_box_points(found.calibration.prior_set.lower)
     assert exactly_feasible(found.mechanism.matrix, points, 1.0)
+
+
+def test_a_box_calibration_is_plain_json():
+    import json
+
+    data = json.loads(json.dumps(pml.calibrate_from_samples([0] * 1990 + [1] * 10, 1.0,
+                                                            1e-3).to_dict()))
+    assert data["method"] == "box" and data["prior_set"]["kind"] == "box"
+    assert data["prior_set"]["lower"][1] > 0
