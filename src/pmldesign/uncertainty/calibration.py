@@ -189,7 +189,7 @@ def calibrate_from_samples(samples, target_eps: float, delta: float,
     >>> calibrate_from_samples(["yes", "no"] * 10000, 0.5, 1e-6).categories
     ('no', 'yes')
 
-    A rare category: the ball's radius (0.155) exceeds twice its share, the box still works:
+    A rare category: the ball's radius (0.087) exceeds twice its share (0.01), the box works:
 
     >>> rare = [0] * 1990 + [1] * 10
     >>> calibrate_from_samples(rare, 1.0, 1e-3).method
