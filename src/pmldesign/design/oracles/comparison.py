@@ -84,9 +84,13 @@ def compare_estimation(prior_set: PriorSet, eps: float, n: int | None = None,
             raise
         note = "the design for utility='estimation' is not available in this version"
     else:
+        from threadpoolctl import threadpool_limits
+
         matrix = found.mechanism
+        with threadpool_limits(limits=1, user_api="blas"):  # as frequency_oracles
+            variances = share_variances(matrix, prior_set.reference)
         rows.append(_row("optimal PML", prior_set.capacity(matrix), ldp_epsilon(matrix),
-                         share_variances(matrix, prior_set.reference), "mle", matrix, n))
+                         variances, "mle", matrix, n))
     rows.sort(key=lambda row: row.mse)
     return EstimationComparison(eps, n, tuple(rows), prior_set, note)
 

@@ -46,18 +46,30 @@ def smallest_mass(prior_set: PriorSet, d: int) -> Fraction:
     >>> smallest_mass(PriorSet.box([0.1, 0.2, 0.3]), 1) == Fraction(0.1)
     True
     """
-    def low(row) -> Fraction:
+    return smallest_masses(prior_set)[d - 1]
+
+
+def smallest_masses(prior_set: PriorSet) -> list[Fraction]:
+    """:func:`smallest_mass` for every d = 1 .. N - 1 at once (prefix sums of sorted rows)."""
+    def prefix(row) -> list[Fraction]:
         values = sorted(Fraction(v) for v in np.asarray(row, dtype=float).tolist())
         total = sum(values)
-        return sum(values[:d]) / (total if prior_set.kind != "box" or total >= 1 else 1)
+        scale = total if prior_set.kind != "box" or total >= 1 else Fraction(1)
+        sums, running = [], Fraction(0)
+        for value in values[:-1]:
+            running += value
+            sums.append(running / scale)
+        return sums
 
     if prior_set.kind == "vertices":
-        mass = min(low(row) for row in prior_set.vertices)
+        masses = [min(column) for column in zip(*(prefix(row) for row in prior_set.vertices),
+                                                strict=True)]
     elif prior_set.kind == "box":
-        mass = low(prior_set.lower)
+        masses = prefix(prior_set.lower)
     else:
-        mass = low(prior_set.center) - Fraction(prior_set.radius) / 2
-    return max(mass, Fraction(0))
+        half = Fraction(prior_set.radius) / 2
+        masses = [mass - half for mass in prefix(prior_set.center)]
+    return [max(mass, Fraction(0)) for mass in masses]
 
 
 def leakage_ratio(ratio: float, mass: Fraction) -> Fraction | float:
