@@ -147,9 +147,27 @@ def test_design_from_samples_end_to_end(tmp_path):
     assert comparison["randomized response"]["epsilon"] <= 1.0
 
 
-def test_design_from_samples_too_few_samples_is_exit_2(tmp_path):
+def test_design_from_samples_too_few_for_the_ball_designs_over_the_box(tmp_path):
     samples = tmp_path / "data.csv"
     np.savetxt(samples, np.array([0, 1, 2, 3] * 5), fmt="%d")
-    proc = run("design", "--samples", str(samples), "--target-eps", "1", "--delta", "1e-6",
-               check_code=2)
+    data = json.loads(run("design", "--samples", str(samples), "--target-eps", "1", "--delta",
+                          "1e-6", "--json").stdout)
+    assert data["calibration"]["method"] == "box" and data["guarantee"]["eps"] <= 1.0
+
+
+def test_design_from_samples_with_an_unseen_category_is_exit_2(tmp_path):
+    samples = tmp_path / "data.csv"
+    np.savetxt(samples, np.array([0, 1, 2, 3] * 5), fmt="%d")
+    proc = run("design", "--samples", str(samples), "--alphabet-size", "5", "--target-eps", "1",
+               "--delta", "1e-6", check_code=2)
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
+    assert "unseen" in proc.stderr
+
+
+def test_compare_utility_estimation_lists_the_oracles():
+    proc = run("compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", "1", "--utility", "estimation",
+               "--n", "1000")
+    for name in ("k-RR", "OUE", "OLH", "Hadam"):
+        assert name in proc.stdout
+    proc = run("compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", "1", "--n", "10", check_code=2)
+    assert proc.stderr.startswith("error: ") and "--n" in proc.stderr

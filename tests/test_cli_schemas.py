@@ -92,6 +92,8 @@ BASES = {
     "compare-mi": ("compare", ["--prior", "0.5,0.3,0.2", "--eps", "0.5"]),
     "compare-gain": ("compare", ["--prior", "0.5,0.3,0.2", "--eps", "0.5", "--gain",
                                  "gain.csv"]),
+    "compare-estimation": ("compare", ["--prior", "0.5,0.3,0.2", "--eps", "0.5", "--utility",
+                                       "estimation", "--n", "1000"]),
     "calibrate": ("calibrate", ["--target-eps", "1", "--delta", "1e-6", "{n_samples}", "10000",
                                 "{alphabet_size}", "4"]),
     "calibrate-estimate": ("calibrate", ["--target-eps", "1", "--delta", "1e-6", "{n_samples}",

@@ -74,3 +74,16 @@ def test_labels_index_the_result_and_bad_input_is_rejected():
         pml.estimate_frequencies(["N"], mech, method="mle")
     with pytest.raises(pml.InvalidInputError, match="confidence"):
         pml.estimate_frequencies(["N"], mech, confidence=95)
+
+
+def test_em_intervals_cover_with_more_outputs_than_inputs():
+    # Hadamard response calibrated to PML eps 1: 6 inputs, 8 outputs; EM with the Fisher
+    # information's standard errors. 400 runs: standard error of a 95% coverage 1.1%
+    from pmldesign.design.oracles import frequency_oracles
+    from pmldesign.uncertainty.prior_set import as_prior_set
+
+    mech = frequency_oracles(as_prior_set(SHARES), 1.0)[-1].mechanism
+    assert mech.shape == (6, 8)
+    coverage, est = _coverage(mech, 5000, 400, seed=6)
+    assert est.method == "em" and est.non_identifiable == ()
+    assert np.all(coverage >= 0.915) and np.all(coverage <= 0.985), coverage

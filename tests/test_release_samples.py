@@ -59,9 +59,11 @@ def test_bad_samples(samples, match):
         pml.calibrate_from_samples(samples, 1.0, 1e-6)
 
 
-def test_too_few_samples_says_how_many():
+def test_too_few_samples_for_the_ball_says_how_many_and_auto_takes_the_box():
     with pytest.raises(pml.InvalidInputError, match="samples are needed"):
-        pml.design_from_samples(_samples(50), 1.0, 1e-6)
+        pml.design_from_samples(_samples(50), 1.0, 1e-6, kind="ball")
+    found = pml.design_from_samples(_samples(50), 1.0, 1e-6)
+    assert found.calibration.method == "box" and found.certificate.guarantee[0] <= 1.0
 
 
 def test_a_series_prior_labels_designs_and_baselines():

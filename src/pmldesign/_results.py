@@ -82,9 +82,9 @@ class Result:
 
     def to_dict(self) -> dict:
         """Plain-Python view for JSON: the fields and derived properties (nan becomes
-        ``None``; nested results become dicts)."""
-        return jsonable({name: value.to_dict() if isinstance(value, Result) else value
-                         for name, value in self._items()})
+        ``None``; nested results, also in tuples, and other values with a ``to_dict``, such
+        as a prior set, become dicts)."""
+        return jsonable({name: _plain(value) for name, value in self._items()})
 
     def __repr__(self) -> str:
         lines = []
@@ -110,6 +110,14 @@ class Result:
                         f"<td style='text-align:left'>{cell}</td></tr>")
         return (f"<table><caption style='text-align:left'><b>{type(self).__name__}</b>"
                 f"</caption>{''.join(rows)}</table>")
+
+
+def _plain(value: Any) -> Any:
+    """A field value with every nested object that has a ``to_dict`` replaced by its dict."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) and not isinstance(value, np.ndarray) else value
 
 
 def _matrix_html(matrix: np.ndarray) -> str:

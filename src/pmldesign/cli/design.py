@@ -100,7 +100,9 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     From data: pmldesign design --samples data.csv --target-eps 1 --delta 1e-6 estimates the
     prior (eq. (3) of 003), takes the l1 radius beta*(delta) of eq. (7), designs the optimal
     mechanism over the ball (Proposition 2 of 003), certifies the (eps, delta)-PML guarantee
-    and compares it with randomized response and optimal LDP at the same guarantee.
+    and compares it with randomized response and optimal LDP at the same guarantee. Where the
+    ball leaves the simplex (a rare category) it designs over the box of simultaneous lower
+    confidence bounds instead (PriorSet.from_samples).
     """
     if samples is not None:
         if prior is not None or eps is not None or radius or vertices or lower:
@@ -212,6 +214,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
             "target_eps": target_eps, "delta": delta, "n_samples": cal.n_samples,
             "alphabet_size": cal.alphabet_size, "categories": list(mechanism.inputs),
             "prior_estimate": cal.prior_estimate, "radius": cal.radius,
+            "lower": None if cal.prior_set is None else cal.prior_set.lower,
             "calibration": {"design_epsilon": cal.design_epsilon, "method": cal.method},
             "mechanism": mechanism.to_dict(), "guarantee": guarantee, "utility": result.utility,
             "non_identifiable": list(found.non_identifiable),
@@ -222,9 +225,12 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     out = _io.console()
     estimate = ", ".join(f"{x}: {p:.4f}" for x, p in zip(mechanism.inputs, cal.prior_estimate,
                                                          strict=True))
+    where = (f"is within l1 distance {cal.radius:.4f} of it" if cal.prior_set is None else
+             "lies above per-category lower bounds (" + ", ".join(
+                 f"{v:.4f}" for v in cal.prior_set.lower) + ")")
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
-              f"1 - {delta:.3g} the true prior is within l1 distance {cal.radius:.4f} of it.")
-    out.print(_io.mechanism_table("Optimal mechanism for every prior within that distance",
+              f"1 - {delta:.3g} the true prior {where}.")
+    out.print(_io.mechanism_table("Optimal mechanism for every such prior",
                                   mechanism.matrix, mechanism.inputs, mechanism.outputs))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
@@ -242,18 +248,30 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 @click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
-@click.option("--utility", default=None, type=_UTILITY,
-              help="Default: linear with --gain, else mutual_information.")
+@click.option("--utility", default=None,
+              type=click.Choice(["mutual_information", "linear", "estimation"]),
+              help="Default: linear with --gain, else mutual_information. estimation: the LDP "
+                   "frequency oracles calibrated to PML, by the error of the estimated shares.")
+@click.option("--n", "records", default=None, type=click.IntRange(min=1),
+              help="With --utility estimation: also the errors for this many records.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.plot_option("Also draw utility vs eps for the three mechanisms (.png, .pdf, .svg...).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def compare_command(prior, eps, gain, utility, time_limit, plot, as_json) -> None:
+def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_json) -> None:
     """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at budget eps.
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
+
+    With --utility estimation: k-RR, OUE, OLH, subset selection and Hadamard response, each
+    calibrated to PML eps for the prior, by the MSE and expected l1 error of the shares.
     """
     from ..design import compare
 
+    if utility == "estimation" or records is not None:
+        if utility != "estimation":
+            raise click.UsageError("--n goes with --utility estimation")
+        _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json)
+        return
     vector, matrix = _inputs(prior, gain)
     result = compare(vector, eps, utility=utility, gain=matrix, time_limit=time_limit)
     if plot:
@@ -272,6 +290,51 @@ def compare_command(prior, eps, gain, utility, time_limit, plot, as_json) -> Non
     _print_contenders(result, matrix, f"Mechanisms at PML budget eps = {eps:g}", "PML eps")
     if plot:
         _io.console().print(f"plot written to {plot}")
+
+
+def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json) -> None:
+    """The frequency oracles (and the estimation design) by the error of the shares; the plot
+    is a bar chart of their MSE for one record."""
+    from ..design import compare
+
+    vector, matrix = _inputs(prior, gain)
+    result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
+                     time_limit=time_limit)
+    if plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.barh([c.name for c in result.contenders], [c.mse for c in result.contenders])
+        ax.set_xlabel(f"MSE of the shares, one record (PML eps = {eps:g})")
+        fig.tight_layout()
+        fig.savefig(plot, dpi=120)
+        plt.close(fig)
+    fields = ("epsilon", "ldp_epsilon", "mse", "l1_error", "mse_at_n", "l1_error_at_n",
+              "estimator")
+    if as_json:
+        _io.print_json({"eps": eps, "utility": "estimation", "n": records, "note": result.note,
+                        "mechanisms": {c.name: {f: getattr(c, f) for f in fields}
+                                       for c in result.contenders}}, "compare")
+        return
+    at_n = [] if records is None else ["MSE (n)", "l1 (n)"]
+    rows = [[c.name + ("*" if c.estimator == "unbiased" else ""), _io.fmt(c.epsilon, 4),
+             _io.fmt(c.ldp_epsilon, 4), _io.fmt(c.mse, 4), _io.fmt(c.l1_error, 4),
+             *([] if records is None else [_io.fmt(c.mse_at_n, 6), _io.fmt(c.l1_error_at_n, 4)])]
+            for c in result.contenders]
+    out = _io.console()
+    per = "" if records is None else f", (n) for n = {records:,} records"
+    out.print(_io.table(f"Frequency estimation at PML eps = {eps:g}: errors of the shares for "
+                        f"one record{per}",
+                        ["mechanism", "PML eps", "LDP eps", "MSE", "l1", *at_n], rows))
+    out.print("Errors of the maximum-likelihood shares (asymptotic; l1: normal approximation); "
+              "*: of the oracle's unbiased support count, an upper bound on the MLE's.")
+    if result.note:
+        out.print(f"note: {result.note}")
+    if plot:
+        out.print(f"plot written to {plot}")
 
 
 def _print_contenders(result, gain, title: str, pml_label: str) -> None:

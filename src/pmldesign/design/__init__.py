@@ -35,12 +35,15 @@ from .compare import Comparison, Contender, compare
 from .formulation.polytope import ldp_polytope, pml_polytope
 from .math.baselines import randomized_response, rr_for_pml
 from .math.closed_form import binary_mechanism, extremal_mechanism
+from .oracles import EstimationComparison, EstimationContender
 from .search.mutual_information import MIResult, maximize_mutual_information
 
 __all__ = [
     "Comparison",
     "Contender",
     "DesignResult",
+    "EstimationComparison",
+    "EstimationContender",
     "MIResult",
     "binary_mechanism",
     "compare",

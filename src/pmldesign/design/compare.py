@@ -14,13 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from .._errors import InvalidInputError
 from .._results import Result
-from .._validation import as_nonnegative, as_time_limit
+from .._validation import as_int, as_nonnegative, as_time_limit
 from ..certification import certify
 from ..leakage.measures import ldp_epsilon
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .api import _solve, _solve_set, objective, utility_value
 from .math.baselines import rr_for_pml
+from .oracles.comparison import EstimationComparison, compare_estimation
 
 
 @dataclass(frozen=True, repr=False)
@@ -65,7 +67,8 @@ def _contender(name: str, mechanism: np.ndarray, prior_set: PriorSet, gain) -> C
 
 
 def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-            gain: Any = None, time_limit: float | None = None) -> Comparison:
+            gain: Any = None, time_limit: float | None = None,
+            n: int | None = None) -> Comparison | EstimationComparison:
     """Utility and guarantees of the three mechanisms at PML budget ``eps``.
 
     With ``radius`` beta > 0 the PML mechanisms are eps-PML for every prior within l1 distance
@@ -74,14 +77,28 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
     :class:`~pmldesign.uncertainty.PriorSet` (utilities under its ``reference``; mutual
     information over a vertex or box set is exact for small N only, see :func:`.design`).
 
+    ``utility="estimation"`` compares instead the LDP frequency oracles (k-RR, OUE, OLH,
+    subset selection, Hadamard response), each calibrated to eps-PML over the same prior or
+    set, and the design for the estimation error when available, by the MSE and expected l1
+    error of the estimated shares for one record and for ``n`` records
+    (:class:`~pmldesign.design.oracles.EstimationComparison`, best first).
+
     Examples
     --------
     >>> c = compare([0.4, 0.3, 0.3], 0.5, gain=np.eye(3))  # utility P(Y = X)
     >>> [round(x.utility, 4) for x in c.contenders]
     [0.5935, 0.5331, 0.4519]
+    >>> e = compare([0.4, 0.3, 0.2, 0.1], 1.0, utility="estimation", n=1000)
+    >>> [(x.name, round(x.mse_at_n, 4)) for x in e.contenders][:2]
+    [('subset selection', 0.0032), ('k-RR', 0.0054)]
     """
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
+    if utility == "estimation":
+        if gain is not None:
+            raise InvalidInputError("gain: utility 'estimation' does not take a gain matrix")
+        records = None if n is None else as_int(n, "n", minimum=1)
+        return compare_estimation(prior_set, eps, records, as_time_limit(time_limit))
     kind, matrix = objective(utility, gain, prior_set.size)
     limit = as_time_limit(time_limit)
     pml = _solve_set(prior_set, eps, matrix, limit)

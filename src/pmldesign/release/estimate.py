@@ -9,8 +9,10 @@ inverse problem; see docs/choosing-a-utility.md).
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from .._categories import category_counts
 from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import as_open_probability
+from ..leakage.estimation_error import share_variances
 from .privatize import as_labelled
 
 METHODS = ("auto", "inversion", "em", "least_squares")
@@ -105,8 +108,17 @@ def identifiable_shares(matrix: np.ndarray) -> np.ndarray:
     >>> identifiable_shares(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])).tolist()
     [False, False, True]
     """
-    projection = np.linalg.pinv(matrix.T) @ matrix.T
+    with _one_thread():
+        projection = np.linalg.pinv(matrix.T) @ matrix.T
     return np.abs(np.diag(projection) - 1.0) <= _IDENTIFIABLE_TOL
+
+
+def _one_thread():
+    """BLAS held at one thread around the small dense solves here: a 100 x 100 ``pinv`` took
+    1.5 s instead of 0.6 ms on a loaded 2-core machine with OpenBLAS's threads."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto",
@@ -123,23 +135,29 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     method : {"auto", "inversion", "em", "least_squares"}
         ``"inversion"``: ``p^ = (M^T)^+ q^``, unbiased for every identifiable share (it may fall
         outside [0, 1] and need not sum to 1 over non-identifiable groups). ``"em"``: the
-        maximum-likelihood shares on the simplex by the iterative Bayesian update
-        ``p <- p * M (q^ / M^T p)`` (Agrawal et al. 2005). ``"least_squares"``: shares on the
-        simplex minimising ``||M^T p - q^||``. ``"auto"``: inversion when M has full row rank,
-        else EM.
+        maximum-likelihood shares on the simplex by the iterative Bayesian update ``p <- p * M (q^ /
+        M^T p)`` (Agrawal et al. 2005) from the uniform prior, accelerated by SQUAREM, stopped when
+        an EM step moves no share by more than ``1e-10`` (a warning after 10,000 accelerated cycles
+        says it did not settle). ``"least_squares"``: shares on the simplex minimising ``||M^T p -
+        q^||``. ``"auto"``: inversion when M is square and every share is identifiable (the
+        inversion is then the MLE whenever it lies in the simplex), else EM: with more outputs than
+        inputs the pseudo-inverse is unbiased but not efficient (the 4 x 6 subset selection and 4 x
+        8 Hadamard response at PML eps 1 for shares (0.4, 0.3, 0.2, 0.1): MSE 1.03 times the MLE's).
     confidence : float
         Nominal coverage of the intervals, in (0, 1).
 
     Returns
     -------
     FrequencyEstimate
-        Indexed by the input labels. For an identifiable share the interval is
-        ``estimate +- z stderr`` intersected with [0, 1], where ``stderr`` is the exact standard
-        error of the unbiased inversion, ``sqrt(c^T (diag q - q q^T) c / n)`` with the observed
-        q. A share that is not identifiable has ``stderr = nan`` and the honest interval: the
-        smallest and largest share over every p on the simplex whose output distribution lies
-        in a Bonferroni box around q^ (each q_y within ``z_(1 - alpha/2M)`` standard errors
-        plus ``1/n``); an :class:`IdentifiabilityWarning` names these shares.
+        Indexed by the input labels. For an identifiable share the interval is ``estimate +- z
+        stderr`` intersected with [0, 1]. With inversion, ``stderr`` is the exact standard error of
+        the unbiased inversion, ``sqrt(c^T (diag q - q q^T) c / n)`` with the observed q; with EM
+        (every share identifiable) it is the MLE's asymptotic one, ``sqrt((diag(F^-1) - p^2) / n)``
+        with the Fisher information ``F = M diag(1/q) M^T`` at the estimate
+        (:func:`pmldesign.estimation_mse`). A share that is not identifiable has ``stderr = nan``
+        and the honest interval: the smallest and largest share over every p on the simplex whose
+        output distribution lies in a Bonferroni box around q^ (each q_y within ``z_(1 - alpha/2M)``
+        standard errors plus ``1/n``); an :class:`IdentifiabilityWarning` names these shares.
 
     Notes
     -----
@@ -149,7 +167,10 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     (EM the same); eps 3, n = 1,000: 92.8-95.5%; the optimal mutual-information design at
     eps 1: 93.0-97.3%; the optimal P(Y = X) design at eps 2, which merges the three smallest
     categories: identifiable shares 95.8-97.0%, merged ones 100% (their intervals, 0.09-0.21
-    wide, are the set of shares the data cannot tell apart).
+    wide, are the set of shares the data cannot tell apart). With more outputs than inputs
+    (EM and the Fisher information's standard errors), at PML eps 1 for the same shares,
+    n = 5,000: the 6 x 8 Hadamard response 93.8-95.8% per share (re-measured by the tests),
+    the 6 x 20 subset selection 93.8-95.8%.
 
     Examples
     --------
@@ -170,16 +191,20 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     n = int(counts.sum())
     observed = counts / n
     ok = identifiable_shares(matrix)
-    inverse = np.linalg.pinv(matrix.T)
-    covariance = inverse @ (np.diag(observed) - np.outer(observed, observed)) @ inverse.T / n
-    stderr = np.where(ok, np.sqrt(np.maximum(np.diag(covariance), 0.0)), np.nan)
     if method == "auto":
-        method = "inversion" if ok.all() else "em"
+        method = "inversion" if ok.all() and matrix.shape[0] == matrix.shape[1] else "em"
+    with _one_thread():
+        inverse = np.linalg.pinv(matrix.T)
     point = {"inversion": lambda: inverse @ observed, "em": lambda: _em(matrix, observed),
              "least_squares": lambda: _least_squares(matrix, observed)}[method]()
-    from scipy import stats
-
-    z = stats.norm.ppf(0.5 + level / 2)
+    if method == "em" and ok.all():
+        with _one_thread():
+            variances = share_variances(matrix, point)
+    else:
+        covariance = inverse @ (np.diag(observed) - np.outer(observed, observed)) @ inverse.T
+        variances = np.diag(covariance)
+    stderr = np.where(ok, np.sqrt(np.maximum(variances, 0.0) / n), np.nan)
+    z = NormalDist().inv_cdf(0.5 + level / 2)
     lower = np.clip(point - z * stderr, 0.0, 1.0)
     upper = np.clip(point + z * stderr, 0.0, 1.0)
     if not ok.all():
@@ -201,18 +226,49 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     )
 
 
-def _em(matrix: np.ndarray, observed: np.ndarray, tol: float = 1e-12,
-        max_iter: int = 100_000) -> np.ndarray:
-    """Maximum-likelihood shares by the iterative Bayesian update (EM), from uniform."""
+#: EM stops when an EM step moves no share by more than this: far below any standard error
+#: from data (1e-10 is a share's error at n ~ 10^20 records).
+EM_TOLERANCE = 1e-10
+#: Cap on the accelerated cycles (3 EM steps each, O(N M) a step): trades time against a
+#: warned, unsettled estimate. Interior optima take 20-70 cycles (6 x 8 Hadamard response,
+#: n = 5000); an optimum on the simplex's boundary converges sublinearly and may reach it.
+#: Re-tune with the coverage simulations of tests/test_release_estimate.py.
+EM_MAX_CYCLES = 10_000
+
+
+def _em(matrix: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood shares by EM (the iterative Bayesian update) from uniform,
+    accelerated by SQUAREM (Varadhan & Roland 2008, Scand. J. Statist. 35(2)): two EM steps
+    give the direction of an extrapolated point, kept only when it is a full-support prior
+    whose likelihood is at least the second step's (else the second step), then one EM step
+    from it; so the likelihood never decreases. Stops when an EM step moves no share by more
+    than :data:`EM_TOLERANCE`, or warns after :data:`EM_MAX_CYCLES` cycles."""
+    used = observed > 0  # outputs never observed add nothing to the likelihood
+    rows, counts = matrix[:, used], observed[used]
+
+    def step(shares: np.ndarray) -> np.ndarray:
+        update = shares * (rows @ (counts / (rows.T @ shares)))
+        return update / update.sum()
+
+    def loglik(shares: np.ndarray) -> float:
+        return float(counts @ np.log(rows.T @ shares))
+
     shares = np.full(matrix.shape[0], 1.0 / matrix.shape[0])
-    for _ in range(max_iter):
-        fitted = matrix.T @ shares
-        ratio = np.divide(observed, fitted, out=np.zeros_like(observed), where=fitted > 0)
-        update = shares * (matrix @ ratio)
-        update /= update.sum()
-        if np.abs(update - shares).max() <= tol:
-            return update
-        shares = update
+    for _ in range(EM_MAX_CYCLES):
+        first = step(shares)
+        r = first - shares
+        if np.abs(r).max() <= EM_TOLERANCE:
+            return first
+        second = step(first)
+        v = second - first - r
+        alpha = min(-math.sqrt((r @ r) / (v @ v)), -1.0) if v @ v > 0 else -1.0
+        jump = shares - 2.0 * alpha * r + alpha * alpha * v
+        if (jump <= 0).any() or loglik(jump) < loglik(second):
+            jump = second
+        shares = step(jump)
+    warnings.warn(f"EM stopped after {EM_MAX_CYCLES} accelerated cycles before its shares "
+                  f"settled within {EM_TOLERANCE:g} (an optimum on the boundary of the "
+                  "simplex?); the estimate may be off by more", RuntimeWarning, stacklevel=3)
     return shares
 
 
@@ -229,10 +285,10 @@ def _least_squares(matrix: np.ndarray, observed: np.ndarray) -> np.ndarray:
 def _set_bounds(matrix: np.ndarray, observed: np.ndarray, n: int, level: float,
                 which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Min and max of each share in ``which`` over the simplex points fitting a q-box."""
-    from scipy import optimize, stats
+    from scipy import optimize
 
     n_in, n_out = matrix.shape
-    z = stats.norm.ppf(1 - (1 - level) / (2 * n_out))
+    z = NormalDist().inv_cdf(1 - (1 - level) / (2 * n_out))
     half = z * np.sqrt(observed * (1 - observed) / n) + 1.0 / n
     a_ub = np.vstack([matrix.T, -matrix.T])
     b_ub = np.concatenate([observed + half, half - observed])

@@ -1,9 +1,11 @@
-"""Design from data: estimate the prior, take the l1 radius, design over the ball, certify.
+"""Design from data: a set that holds the true prior w.p. >= 1 - delta, design over it, certify.
 
 003 Secs. III-V as one call: the empirical prior of the samples (eq. (3)), the radius
 ``beta*(delta)`` of eq. (7) that holds the true prior with probability >= 1 - delta
 (Theorem 2), the optimal ``target_eps``-PML mechanism for every prior of that ball
 (Proposition 2), and its certificate, returned as a labelled :class:`~pmldesign.Mechanism`.
+Where the ball leaves the simplex (a rare category), the box of simultaneous lower confidence
+bounds (:meth:`~pmldesign.PriorSet.from_samples`) takes its place.
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ from typing import Any
 
 from .._errors import InvalidInputError
 from .._json import jsonable
-from ..certification import Certificate, certify_counts
+from ..certification import Certificate, certify, certify_counts
 from ..design import Comparison, DesignResult, compare, design
 from ..design.api import objective
 from ..mechanism import Guarantee, Mechanism
-from ..uncertainty.calibration import Calibration, calibrate, category_inputs
-from ..uncertainty.estimation import prior_from_counts
+from ..uncertainty.calibration import Calibration, calibrate_counts, category_inputs
 from .estimate import identifiable_shares
 
 
@@ -32,7 +33,8 @@ class SampleDesign:
     mechanism : Mechanism
         Labelled by the categories; ``mechanism.guarantee`` holds the certified (eps, delta).
     calibration : Calibration
-        Estimate, radius and the fixed-prior design eps of the same target.
+        Estimate, radius and the fixed-prior design eps of the same target, or (``method ==
+        "box"``) the box of lower confidence bounds designed over.
     certificate : Certificate
         ``certificate.guarantee == (eps, delta)`` with ``eps <= target_eps``.
     design : DesignResult
@@ -73,7 +75,8 @@ class SampleDesign:
 def design_from_samples(samples: Any, target_eps: float, delta: float, *,
                         utility: str | None = None, gain: Any = None, categories=None,
                         dropna: bool = False, baselines: bool = False,
-                        time_limit: float | None = None) -> SampleDesign:
+                        time_limit: float | None = None, kind: str = "auto",
+                        unseen: float | None = None) -> SampleDesign:
     """Optimal mechanism that is ``(target_eps, delta)``-PML for the prior behind ``samples``.
 
     Parameters
@@ -95,6 +98,13 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
         Drop missing values (None, NaN); by default they are an error.
     baselines : bool
         Also compare with randomized response and optimal LDP at the same guarantee.
+    kind : {"auto", "ball", "box"}
+        The set that holds the true prior w.p. >= 1 - delta, as in
+        :func:`pmldesign.calibrate_from_samples`: ``"auto"`` (default) is the l1 ball of 003
+        where it yields a design, else the box of simultaneous lower confidence bounds.
+    unseen : float, optional
+        The box's assumed smallest share of a category that never occurs
+        (:meth:`pmldesign.PriorSet.from_samples`); without it such a category is an error.
 
     Returns
     -------
@@ -114,25 +124,29 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
     (('no', 'yes'), True)
     """
     labels, counts = category_inputs(samples, None, categories, dropna)
-    estimate = prior_from_counts(counts, labels=labels)
-    cal = dataclasses.replace(
-        calibrate(target_eps, delta, int(counts.sum()), len(labels), prior_estimate=estimate),
-        categories=labels)
+    cal = calibrate_counts(counts, labels, target_eps, delta, kind, unseen)
     if not cal.feasible:
         raise InvalidInputError(f"samples: too few for ({target_eps:g}, {delta:g})-PML: "
-                                f"{cal.explanation}")
-    kind, _ = objective(utility, gain, len(labels))
-    found = design(estimate, target_eps, radius=cal.radius, utility=utility, gain=gain,
+                                f"{cal.explanation}; kind='box' needs no minimum")
+    kind_name, _ = objective(utility, gain, len(labels))
+    box = cal.prior_set
+    prior, radius = (box, 0.0) if box is not None else (cal.prior_estimate, cal.radius)
+    found = design(prior, target_eps, radius=radius, utility=utility, gain=gain,
                    time_limit=time_limit)
     comparison = None
     if baselines:  # solves the PML design once more, alongside the LDP one
-        comparison = compare(estimate, target_eps, radius=cal.radius, utility=utility,
+        comparison = compare(prior, target_eps, radius=radius, utility=utility,
                              gain=gain, time_limit=time_limit)
-    cert = certify_counts(found.mechanism, counts, cal.delta, labels)
-    guarantee = Guarantee(eps=cert.guarantee[0], delta=cal.delta, radius=cal.radius,
-                          prior=tuple(estimate.tolist()), n_samples=cal.n_samples,
-                          utility=kind, method="design_from_samples")
+    if box is None:
+        cert = certify_counts(found.mechanism, counts, cal.delta, labels)
+    else:  # the box holds the true prior w.p. >= 1 - delta (PriorSet.from_samples)
+        cert = dataclasses.replace(certify(found.mechanism, box), delta=cal.delta,
+                                   n_samples=cal.n_samples, prior_estimate=box.reference)
+    guarantee = Guarantee(eps=cert.guarantee[0], delta=cal.delta,
+                          radius=None if box is not None else cal.radius,
+                          prior=tuple(cal.prior_estimate.tolist()), n_samples=cal.n_samples,
+                          utility=kind_name, method="design_from_samples")
     # a gain matrix labels the outputs by the inputs; mutual information outputs are 0..M-1
-    outputs = labels if kind == "linear" else None
+    outputs = labels if kind_name == "linear" else None
     mechanism = Mechanism(found.mechanism, labels, outputs, guarantee)
     return SampleDesign(mechanism, cal, cert, found, comparison)

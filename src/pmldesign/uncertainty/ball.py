@@ -23,7 +23,8 @@ def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
     if beta >= limit:
         raise InvalidInputError(
             f"{name}: the l1 radius must be < 2 min(prior) = {limit:.6g} so that every prior in "
-            f"the ball has full support, got {beta:.6g}; use more samples or a larger delta"
+            f"the ball has full support, got {beta:.6g}; use more samples, a larger delta, or "
+            "per-symbol lower bounds (PriorSet.from_samples(samples, delta, kind='box'))"
         )
     return beta
 

@@ -22,6 +22,7 @@ from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from .bounds import min_samples
 from .estimation import l1_radius, log_subset_count, prior_from_counts
+from .prior_set import PriorSet
 
 
 @dataclass(frozen=True, repr=False)
@@ -48,6 +49,9 @@ class Calibration(Result):
         The estimate the design must use (None when calibrated without one).
     categories : tuple or None
         The input labels of the estimate (:func:`calibrate_from_samples`).
+    prior_set : PriorSet or None
+        ``method == "box"``: the box of lower confidence bounds to design over at
+        ``design_epsilon = target_eps`` (:meth:`PriorSet.from_samples`).
     """
 
     _derived = ("feasible",)
@@ -62,6 +66,7 @@ class Calibration(Result):
     explanation: str = ""
     prior_estimate: np.ndarray | None = None
     categories: tuple | None = None
+    prior_set: PriorSet | None = None
 
     @property
     def feasible(self) -> bool:
@@ -76,6 +81,9 @@ class Calibration(Result):
         )
         if not self.feasible:
             return head + f"cannot be met: {self.explanation}"
+        if self.method == "box":
+            return head + (f"design eps: {self.design_epsilon:.6f} nats over the box of lower "
+                           "confidence bounds (method: box)")
         return head + f"design eps: {self.design_epsilon:.6f} nats (method: {self.method})"
 
 
@@ -151,14 +159,27 @@ def calibrate(
 
 def calibrate_from_samples(samples, target_eps: float, delta: float,
                            alphabet_size: int | None = None, *, categories=None,
-                           dropna: bool = False) -> Calibration:
-    """Estimate the prior from samples (eq. (3) of 003) and :func:`calibrate` with it.
+                           dropna: bool = False, kind: str = "auto",
+                           unseen: float | None = None) -> Calibration:
+    """Estimate the prior from samples and calibrate: over the l1 ball or a box of bounds.
 
     ``samples`` may be integer codes ``0..N-1``, strings, a pandas Series (its ``category``
     order is kept) or a dask Series; see :func:`category_inputs` for ``alphabet_size``,
-    ``categories`` and ``dropna``. Every category must occur (PML needs a full-support
-    estimate, see :func:`prior_from_counts`). The returned :class:`Calibration` carries the
-    estimate in ``prior_estimate`` and the labels in ``categories``.
+    ``categories`` and ``dropna``. The returned :class:`Calibration` carries the estimate in
+    ``prior_estimate`` and the labels in ``categories``.
+
+    Parameters
+    ----------
+    kind : {"auto", "ball", "box"}
+        ``"ball"``: the empirical prior (eq. (3) of 003) and :func:`calibrate` (eq. (7) of
+        003); every category must occur. ``"box"``: the simultaneous lower confidence bounds of
+        :meth:`PriorSet.from_samples` (``method == "box"``, ``prior_set`` the box, designed over
+        at the target itself). ``"auto"`` (default): the ball when it gives a design eps (every
+        category seen, radius below ``2 min P`` and a positive eps), else the box. The ball is
+        kept wherever it works so that results there stay those of 003's recipe; the box is
+        what real samples with a rare category allow (docs/prior-sets-from-samples.md).
+    unseen : float, optional
+        The box's rule for a category that never occurs (:meth:`PriorSet.from_samples`).
 
     Examples
     --------
@@ -167,11 +188,34 @@ def calibrate_from_samples(samples, target_eps: float, delta: float,
     ([0.5, 0.5], 'first-region')
     >>> calibrate_from_samples(["yes", "no"] * 10000, 0.5, 1e-6).categories
     ('no', 'yes')
+
+    A rare category: the ball's radius (0.087) exceeds twice its share (0.01), the box works:
+
+    >>> rare = [0] * 1990 + [1] * 10
+    >>> calibrate_from_samples(rare, 1.0, 1e-3).method
+    'box'
     """
     labels, counts = category_inputs(samples, alphabet_size, categories, dropna)
-    estimate = prior_from_counts(counts, labels=labels)
-    cal = calibrate(target_eps, delta, int(counts.sum()), len(labels), prior_estimate=estimate)
-    return dataclasses.replace(cal, categories=labels)
+    return calibrate_counts(counts, labels, target_eps, delta, kind, unseen)
+
+
+def calibrate_counts(counts: np.ndarray, labels: tuple, target_eps: float, delta: float,
+                     kind: str = "auto", unseen: float | None = None) -> Calibration:
+    """:func:`calibrate_from_samples` from the count of every category."""
+    if kind not in ("auto", "ball", "box"):
+        raise InvalidInputError(f"kind: must be 'auto', 'ball' or 'box', got {kind!r}")
+    m, size = int(counts.sum()), len(labels)
+    if kind != "box" and (kind == "ball" or (counts > 0).all()):
+        estimate = prior_from_counts(counts, labels=labels)
+        cal = calibrate(target_eps, delta, m, size, prior_estimate=estimate)
+        if kind == "ball" or cal.feasible:
+            return dataclasses.replace(cal, categories=labels)
+    box = PriorSet.from_counts(counts, delta, labels=labels, unseen=unseen)
+    target = as_positive(target_eps, "target_eps")
+    return Calibration(target_eps=target, delta=as_open_probability(delta, "delta"), n_samples=m,
+                       alphabet_size=size, radius=l1_radius(m, size, delta),
+                       design_epsilon=target, method="box", prior_estimate=box.reference,
+                       categories=labels, prior_set=box)
 
 
 def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool = False):

@@ -53,6 +53,8 @@ from .._validation import (
     as_float_array,
     as_mechanism,
     as_nonnegative,
+    as_open_probability,
+    as_positive,
     as_prior,
 )
 from ..leakage import rounding
@@ -155,13 +157,20 @@ class PriorSet:
         return cls("ball", vector, center=vector, radius=beta)
 
     @classmethod
-    def box(cls, lower: Any) -> PriorSet:
+    def box(cls, lower: Any, reference: Any = None) -> PriorSet:
         """The priors above a per-symbol lower bound: ``{Q : Q(x) >= lower(x) for all x}``.
 
         ``lower`` must be positive (full support) and sum to at most 1; its extreme points are
-        ``lower + slack e_i`` with ``slack = 1 - sum(lower)``, its reference
-        ``lower + slack / N``. With ``sum(lower) = 1`` (tolerance ``SUM_TOLERANCE``) it is the
-        single prior ``lower / sum(lower)``.
+        ``lower + slack e_i`` with ``slack = 1 - sum(lower)``. With ``sum(lower) = 1``
+        (tolerance ``SUM_TOLERANCE``) it is the single prior ``lower / sum(lower)``.
+
+        Parameters
+        ----------
+        lower : (N,) array_like
+            The bounds, each > 0, summing to at most 1.
+        reference : (N,) array_like, optional
+            A prior of the box under which designs measure utility (e.g. the estimate the
+            bounds came from); default ``lower + slack / N``.
 
         Examples
         --------
@@ -170,6 +179,8 @@ class PriorSet:
         [[0.5, 0.2, 0.3], [0.1, 0.6, 0.3], [0.1, 0.2, 0.7]]
         >>> S.reference.round(6).tolist()
         [0.233333, 0.333333, 0.433333]
+        >>> PriorSet.box([0.1, 0.2, 0.3], reference=[0.2, 0.2, 0.6]).reference.tolist()
+        [0.2, 0.2, 0.6]
         """
         bounds = as_float_array(lower, "lower", 1)
         if bounds.shape[0] < 2:
@@ -189,8 +200,114 @@ class PriorSet:
             )
         slack = _slack(bounds)
         # a single prior (slack 0 within tolerance) is read as lower / sum(lower), like any prior
-        reference = bounds / total if slack == 0.0 else bounds + slack / bounds.shape[0]
-        return cls("box", reference, lower=bounds)
+        if reference is None or slack == 0.0:
+            reference = bounds / total if slack == 0.0 else bounds + slack / bounds.shape[0]
+            return cls("box", reference, lower=bounds)
+        ref = as_prior(reference, "reference", size=bounds.shape[0])
+        made = cls("box", ref, lower=bounds)
+        if not made.contains(ref):
+            raise InvalidInputError(
+                "reference: must lie in the box (every entry >= its lower bound), it does not; "
+                "pass a prior above the bounds or omit it"
+            )
+        return made
+
+    @classmethod
+    def from_samples(cls, samples: Any, delta: float, kind: str = "box", *,
+                     alphabet_size: int | None = None, categories: Any = None,
+                     dropna: bool = False, unseen: float | None = None) -> PriorSet:
+        """A set that holds the prior behind ``samples`` with probability >= 1 - delta.
+
+        A mechanism eps-PML for every prior of the set is then (eps, delta)-PML for the true
+        prior (003 Sec. III, with any confidence set in place of the l1 ball).
+
+        Parameters
+        ----------
+        samples : array_like, list, pandas or dask Series
+            i.i.d. draws from the prior: integer codes ``0..N-1``, strings or categories, at
+            least 2 of them.
+        delta : float
+            Failure probability of the set, in (0, 1).
+        kind : {"box", "ball"}
+            ``"box"`` (default): simultaneous Clopper-Pearson lower bounds, each at level
+            ``delta / N`` with a union bound over the N symbols
+            (:mod:`pmldesign.uncertainty.confidence`): ``{Q : Q(x) >= L_x}``, reference the
+            empirical shares. ``"ball"``: the l1 ball of radius ``beta*(delta)`` (eq. (7) of
+            003) around the empirical shares; it must stay in the simplex
+            (``beta < 2 min P``), which a rare category breaks first.
+        alphabet_size, categories, dropna
+            The symbols, as in :func:`pmldesign.calibrate_from_samples`.
+        unseen : float, optional
+            A category that never occurs (only possible with ``categories`` or
+            ``alphabet_size``) has Clopper-Pearson lower bound 0: the samples say nothing
+            against its share being arbitrarily small, and a box with a zero bound holds priors
+            without full support, under which no finite eps-PML guarantee of the cap rows
+            (``-log min Q``, unbounded) holds. Give ``unseen`` as the smallest share you assume
+            for such a category (> 0, a stated assumption, not a confidence statement: the
+            (eps, delta) claim holds for priors that satisfy it), or drop the category.
+            Without it an unseen category is an error. The ball needs every category seen.
+
+        Examples
+        --------
+        >>> S = PriorSet.from_samples([0] * 600 + [1] * 300 + [2] * 100, 0.1)
+        >>> S.kind, S.reference.tolist(), S.lower.round(3).tolist()
+        ('box', [0.6, 0.3, 0.1], [0.571, 0.273, 0.083])
+        >>> round(PriorSet.from_samples([0] * 600 + [1] * 400, 0.1, "ball").radius, 4)
+        0.0774
+        """
+        from .calibration import category_inputs
+
+        labels, counts = category_inputs(samples, alphabet_size, categories, dropna)
+        return cls.from_counts(counts, delta, kind, labels=labels, unseen=unseen)
+
+    @classmethod
+    def from_counts(cls, counts: Any, delta: float, kind: str = "box", *,
+                    labels: Any = None, unseen: float | None = None) -> PriorSet:
+        """:meth:`from_samples` from the count of every category (labels name them in errors).
+
+        Examples
+        --------
+        >>> PriorSet.from_counts([600, 300, 100], 0.1).lower.round(3).tolist()
+        [0.571, 0.273, 0.083]
+        """
+        from .confidence import clopper_pearson_lower
+        from .estimation import l1_radius, prior_from_counts
+
+        delta = as_open_probability(delta, "delta")
+        if kind not in ("box", "ball"):
+            raise InvalidInputError(f"kind: must be 'box' or 'ball', got {kind!r}")
+        counts = as_float_array(counts, "counts", 1)
+        if counts.shape[0] < 2 or (counts < 0).any() or (counts != np.round(counts)).any():
+            raise InvalidInputError("counts: need at least 2 non-negative integer counts")
+        labels = tuple(range(counts.shape[0])) if labels is None else tuple(labels)
+        m = int(counts.sum())
+        if m < 2:
+            raise InvalidInputError(f"samples: need at least 2 records, got {m}")
+        if kind == "ball":
+            estimate = prior_from_counts(counts, labels=labels)
+            return cls.ball(estimate, l1_radius(m, len(labels), delta))
+        lower = clopper_pearson_lower(counts, delta)
+        missing = counts == 0
+        if not missing.any():
+            return cls.box(lower, reference=counts / m)
+        if unseen is None:
+            names = ", ".join(repr(labels[i]) for i in np.flatnonzero(missing))
+            verb = "never occurs" if missing.sum() == 1 else "never occur"
+            raise InvalidInputError(
+                f"samples: {names} {verb}, so the lower confidence bound is 0 and the box would "
+                "hold priors without full support; pass unseen=<the smallest share you assume "
+                "for a category never seen> (rule unseen) or drop it")
+        lower[missing] = as_positive(unseen, "unseen")
+        slack = 1.0 - math.fsum(lower)
+        if slack <= 0:
+            raise InvalidInputError(
+                f"unseen: {unseen!r} for {int(missing.sum())} categories leaves no room for the "
+                "seen ones' bounds; use a smaller floor")
+        # the empirical shares moved into the box: the seen ones give up the floors' mass in
+        # proportion to their distance above their bounds
+        excess = np.where(missing, 0.0, counts / m - lower)
+        reference = lower + excess * (slack / excess.sum())
+        return cls.box(lower, reference=reference / reference.sum())
 
     # -- the math of the set ---------------------------------------------------------------
 
