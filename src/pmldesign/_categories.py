@@ -30,19 +30,73 @@ def is_pandas(values: Any) -> bool:
     return type(values).__module__.split(".")[0] == "pandas"
 
 
+#: Joins the values of a record's columns into the label of its joint category.
+SEPARATOR = " | "
+
+
 def one_column(values: Any, name: str) -> Any:
-    """A DataFrame with exactly one column becomes that column; other values pass through
-    (a masked array is refused)."""
+    """A DataFrame with one column becomes that column, one with several becomes the column of
+    its records' joint categories (:func:`joint_column`); other values pass through (a masked
+    array is refused)."""
     reject_masked(values, name)
     if getattr(values, "ndim", 1) != 2 or not hasattr(values, "columns"):
         return values
     columns = values.columns
-    if len(columns) != 1:
-        raise InvalidInputError(
-            f"{name}: a DataFrame must have exactly one column, got {len(columns)} "
-            f"({', '.join(map(str, list(columns)[:5]))}); select one with df['column']"
-        )
+    if len(columns) == 0:
+        raise InvalidInputError(f"{name}: the DataFrame has no columns")
+    if len(columns) > 1:
+        return joint_column(values, name)
     return values[columns[0]]
+
+
+def joint_column(frame: Any, name: str) -> Any:
+    """The joint category of every record of a DataFrame with several columns: its values as
+    text joined by :data:`SEPARATOR` (``"Bachelors | Male"``), missing where any value is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> joint_column(pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}), "values").tolist()
+    ['x | 1', 'y | 2']
+    """
+    import pandas as pd
+
+    if is_dask(frame):
+        raise InvalidInputError(f"{name}: several dask columns are not supported; compute the "
+                                "joint column with a map over partitions")
+    parts = []
+    for column in frame.columns:
+        text = frame[column].astype(object).map(lambda v: None if _missing(v) else str(v))
+        clash = text.dropna().str.contains(SEPARATOR, regex=False)
+        if clash.any():
+            raise InvalidInputError(
+                f"{name}: column {column!r} has the value {text.dropna()[clash].iloc[0]!r}, "
+                f"which contains the separator {SEPARATOR!r} of joint categories"
+            )
+        parts.append(text)
+    joined = parts[0].copy()
+    for part in parts[1:]:
+        joined = joined + SEPARATOR + part
+    missing = pd.concat([p.isna() for p in parts], axis=1).any(axis=1)
+    joined[missing] = None
+    return pd.Series(joined.to_numpy(dtype=object), index=frame.index,
+                     name=SEPARATOR.join(map(str, frame.columns)), dtype=object)
+
+
+def _missing(value: Any) -> bool:
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def split_labels(labels: tuple, parts: int) -> list[tuple] | None:
+    """Joint labels split into their ``parts`` values, or None when any label does not split
+    into exactly that many."""
+    split = [str(label).split(SEPARATOR) for label in labels]
+    return split if all(len(p) == parts for p in split) else None
 
 
 def _missing_error(name: str, count: int, where: Any) -> InvalidInputError:

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from .._categories import joint_column, split_labels
 from .._errors import InvalidInputError
 from .._files import TEXT_EXPANSION, atomic_path, regular_file
 from .._memory import require_memory
@@ -63,8 +64,17 @@ def read_table(path: str, engine: str = "pandas", name: str = "DATA"):
                                 ) from None
 
 
-def column_of(table, column: str | None, path: str):
-    """The chosen column as text labels (empty CSV cells become missing values)."""
+def column_of(table, column, path: str):
+    """The chosen column as text labels (empty CSV cells become missing values); several
+    columns (``--column a --column b``) give the column of their joint categories, labels
+    joined by ``" | "`` (:func:`pmldesign._categories.joint_column`)."""
+    if isinstance(column, tuple | list):
+        if len(column) > 1:
+            import pandas as pd
+
+            parts = {name: column_of(table, name, path) for name in column}
+            return joint_column(pd.DataFrame(parts, index=table.index), "DATA")
+        column = column[0] if column else None
     if column is None:
         if len(table.columns) != 1:
             raise InvalidInputError(
@@ -104,6 +114,8 @@ def read_samples(path: str, column: str | None, categories: str | None, alphabet
         require_memory(alphabet_size, f"--alphabet-size: {alphabet_size} categories",
                        "use a smaller alphabet", itemsize=48)
         labels = list(range(alphabet_size))
+    if isinstance(column, tuple | list):
+        column = column if len(column) > 1 else (column[0] if column else None)
     if column is None:
         _io.refuse_blank_lines(str(regular_file(path, "--samples")), "--samples")
         try:
@@ -204,3 +216,24 @@ def _stream_csv(table, path) -> None:
             frames = dask.compute(*parts[start : start + batch])
             for k, frame in enumerate(frames):
                 frame.to_csv(handle, index=False, header=start + k == 0)
+
+
+def put_back(table, column, values) -> None:
+    """Write a privatised column into ``table`` in place of ``column``; outputs that are joint
+    labels of several columns go back into those columns, other outputs replace them by one
+    column named after them."""
+    columns = list(column) if isinstance(column, tuple | list) and len(column) > 1 else None
+    if columns is None:
+        table[values.name] = values
+        return
+    labels = tuple(dict.fromkeys(values.dropna().tolist()))
+    split = split_labels(labels, len(columns))
+    if split is None:
+        position = list(table.columns).index(columns[0])
+        for name in columns:
+            del table[name]
+        table.insert(position, values.name, values)
+        return
+    lookup = dict(zip(labels, split, strict=True))
+    for part, name in enumerate(columns):
+        table[name] = values.map(lambda v, k=part: lookup[v][k])

@@ -59,7 +59,9 @@ def render_certificate(cert, title: str, mechanism) -> None:
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Integer input symbols, or a CSV/Parquet table with --column: estimate "
                    "the prior (instead of --prior).")
-@click.option("--column", default=None, help="With --samples: the column of the table.")
+@click.option("--column", multiple=True,
+              help="With --samples: the column of the table; repeat it for several columns "
+              "(their joint categories).")
 @click.option("--delta", type=_numbers.FLOAT, default=None,
               help="Failure probability for --samples: report the (eps, delta) guarantee.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")

@@ -71,7 +71,9 @@ def require_mechanism_memory(symbols: int, name: str,
 @click.option("--samples", default=None, type=click.Path(dir_okay=False),
               help="Data: integer symbols 0..N-1, or a CSV/Parquet table with --column "
                    "(strings, categories): estimate the prior (instead of --prior).")
-@click.option("--column", default=None, help="With --samples: the column of the table.")
+@click.option("--column", multiple=True,
+              help="With --samples: the column of the table; repeat it for several columns "
+              "(their joint categories).")
 @click.option("--categories", default=None,
               help="With --samples: the categories and their order, e.g. a,b,c.")
 @click.option("--target-eps", default=None, type=_numbers.FLOAT,
@@ -113,7 +115,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                              utility, time_limit, output, as_json)
         return
-    if column is not None or categories is not None:
+    if column or categories is not None:
         raise click.UsageError("--column and --categories go with --samples")
     prior_set = _io.prior_set(prior, radius, vertices, lower)
     if prior_set is not None:

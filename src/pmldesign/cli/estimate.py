@@ -12,7 +12,8 @@ from .privatize import dask_workers
 
 @click.command("estimate")
 @click.argument("data", type=click.Path())
-@click.option("--column", default=None, help="Privatised column (default: the only one).")
+@click.option("--column", multiple=True, help="Privatised column (default: the only one); repeat it for the columns "
+              "of a joint release (shares of the joint categories and of each column).")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="The mechanism that privatised it (.json, .csv or .npy).")
 @click.option("--method", default="auto", show_default=True,
@@ -42,16 +43,22 @@ def estimate_command(data, column, mechanism_path, method, confidence, engine, w
     with dask_workers(engine, workers), warnings.catch_warnings():
         warnings.simplefilter("ignore", IdentifiabilityWarning)
         result = estimate_frequencies(values, mechanism, method=method, confidence=confidence)
+    marginals = result.marginals() if result.columns is not None else {}
     if as_json:
-        _io.print_json(result.to_dict(), "estimate")
+        document = result.to_dict()
+        if marginals:
+            document["marginals"] = {str(k): v.to_dict()["shares"] for k, v in marginals.items()}
+        _io.print_json(document, "estimate")
         return
-    rows = [[str(label), _io.fmt(e, 4), _io.fmt(s, 4), _io.fmt(lo, 4), _io.fmt(hi, 4),
-             "yes" if ok else "no (merged)"]
-            for label, e, s, lo, hi, ok in zip(result.estimate.index, result.estimate,
-                                              result.stderr, result.lower, result.upper,
-                                              result.identifiable, strict=True)]
-    level = f"{100 * result.confidence:g}%"
-    _io.console().print(_io.table(
-        f"Estimated shares from {result.n:,} privatised records ({result.method})",
-        ["category", "estimate", "std. error", f"{level} lower", f"{level} upper",
-         "identifiable"], rows))
+    for title, part in [("categories", result), *((str(k), v) for k, v in marginals.items())]:
+        rows = [[str(label), _io.fmt(e, 4), _io.fmt(s, 4), _io.fmt(lo, 4), _io.fmt(hi, 4),
+                 "yes" if ok else "no (merged)"]
+                for label, e, s, lo, hi, ok in zip(part.estimate.index, part.estimate,
+                                                  part.stderr, part.lower, part.upper,
+                                                  part.identifiable, strict=True)]
+        level = f"{100 * result.confidence:g}%"
+        what = "" if part is result else f" of {title}"
+        _io.console().print(_io.table(
+            f"Estimated shares{what} from {result.n:,} privatised records ({result.method})",
+            ["category" if part is result else title, "estimate", "std. error",
+             f"{level} lower", f"{level} upper", "identifiable"], rows))

@@ -24,7 +24,8 @@ def dask_workers(engine: str, workers: int | None):
 
 @click.command("privatize")
 @click.argument("data", type=click.Path())
-@click.option("--column", default=None, help="Column to privatise (default: the only one).")
+@click.option("--column", multiple=True, help="Column to privatise (default: the only one); repeat it for several "
+              "columns, privatised jointly (their joint categories, labels joined by ' | ').")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="Mechanism file: .json (labelled, from design -o mech.json), .csv or .npy.")
 @_options.seed_option("Seed: the same seed gives the same output (default: fresh randomness "
@@ -54,6 +55,6 @@ def privatize_command(data, column, mechanism_path, seed, output, engine, worker
     name = values.name
     _table.require_header(name, mechanism.inputs, data)
     with dask_workers(engine, workers):
-        table[name] = privatize(values, mechanism, rng=seed)
+        _table.put_back(table, column, privatize(values, mechanism, rng=seed))
         _table.write_table(table, output)
     _io.console().print(f"{name}: privatised with {mechanism_path}, written to {output}")

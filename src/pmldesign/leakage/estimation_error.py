@@ -24,6 +24,19 @@ from .._errors import InvalidInputError
 from .._validation import as_float_array, as_int, as_mechanism_and_prior
 
 
+def share_covariance(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Asymptotic covariance of the MLE shares for one record: ``F^-1 - p p^T``.
+
+    ``inf`` everywhere when F is singular. Validated inputs (see :func:`estimation_mse`).
+    """
+    used = mechanism[:, mechanism.T @ prior > 0]
+    fisher = (used / (used.T @ prior)) @ used.T
+    size = prior.shape[0]
+    if np.linalg.matrix_rank(fisher) < size:
+        return np.full((size, size), math.inf)
+    return np.linalg.solve(fisher, np.eye(size)) - np.outer(prior, prior)
+
+
 def share_variances(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """Asymptotic variance of every MLE share for one record: ``diag(F^-1) - p^2``.
 
@@ -35,13 +48,7 @@ def share_variances(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     >>> share_variances(rr, np.array([0.5, 0.5])).tolist()  # (q(1-q))/(a-b)^2 = 0.25/0.25
     [1.0, 1.0]
     """
-    used = mechanism[:, mechanism.T @ prior > 0]
-    fisher = (used / (used.T @ prior)) @ used.T
-    size = prior.shape[0]
-    if np.linalg.matrix_rank(fisher) < size:
-        return np.full(size, math.inf)
-    inverse_diag = np.diag(np.linalg.solve(fisher, np.eye(size)))
-    return np.maximum(inverse_diag - prior * prior, 0.0)
+    return np.maximum(np.diag(share_covariance(mechanism, prior)), 0.0)
 
 
 def estimation_mse(mechanism: Any, prior: Any, n: int = 1, weights: Any = None) -> float:

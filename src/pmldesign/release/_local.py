@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._categories import codes_for, is_pandas, one_column
+from .._categories import SEPARATOR, codes_for, is_pandas, one_column, split_labels
 from .._errors import InvalidInputError
 from ..mechanism import Mechanism
 from ..sampling import AliasTable, draw_into
@@ -42,6 +42,8 @@ def _wrap(values: Any, codes: np.ndarray, outputs: tuple) -> Any:
 
         frame = values.ndim == 2
         series = one_column(values, "values")
+        if frame and values.shape[1] > 1:
+            return _split_frame(values, series.index, _label_array(outputs).take(codes))
         if isinstance(series.dtype, pd.CategoricalDtype):
             data = pd.Categorical.from_codes(codes, categories=pd.Index(list(outputs)))
             result = pd.Series(data, index=series.index, name=series.name)
@@ -55,3 +57,17 @@ def _wrap(values: Any, codes: np.ndarray, outputs: tuple) -> Any:
     if isinstance(values, np.ndarray):
         return codes if default else _label_array(outputs, strings=str).take(codes)
     return _label_array(outputs).take(codes).tolist()
+
+
+def _split_frame(frame: Any, index: Any, outputs: np.ndarray) -> Any:
+    """Outputs of a mechanism over joint categories, back in the frame's columns (text); a
+    one-column frame named after them when the outputs are not joint labels of that width."""
+    import pandas as pd
+
+    labels = tuple(dict.fromkeys(outputs.tolist()))
+    split = split_labels(labels, frame.shape[1])
+    if split is None:
+        return pd.DataFrame({SEPARATOR.join(map(str, frame.columns)): outputs}, index=index)
+    lookup = dict(zip(labels, split, strict=True))
+    rows = [lookup[v] for v in outputs.tolist()]
+    return pd.DataFrame(rows, index=index, columns=frame.columns, dtype=str)

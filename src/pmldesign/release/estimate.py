@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .._categories import category_counts
+from .._categories import SEPARATOR, category_counts, split_labels
 from .._errors import InvalidInputError
 from .._json import jsonable
 from .._validation import as_open_probability
-from ..leakage.estimation_error import share_variances
+from ..leakage.estimation_error import share_covariance
 from .privatize import as_labelled
 
 METHODS = ("auto", "inversion", "em", "least_squares")
@@ -51,6 +51,11 @@ class FrequencyEstimate:
         Nominal coverage of each interval.
     n : int
         Number of privatised records.
+    covariance : pandas.DataFrame or None
+        Estimated covariance of the shares (of ``estimate``), nan where not identifiable.
+    columns : tuple or None
+        The data's columns when the inputs are joint categories of several columns (labels
+        joined by ``" | "``); :meth:`marginals` then estimates each column's shares.
     """
 
     estimate: Any
@@ -62,11 +67,49 @@ class FrequencyEstimate:
     method: str
     confidence: float
     n: int
+    covariance: Any = None
+    columns: tuple | None = None
 
     @property
     def non_identifiable(self) -> tuple:
         """Input labels whose shares cannot be recovered (empty when all can)."""
         return tuple(self.identifiable.index[~self.identifiable.to_numpy()])
+
+    def marginals(self) -> dict:
+        """Each column's shares, with intervals, from the joint estimate of several columns.
+
+        The share of a value is the sum of the joint shares that have it, its variance
+        ``1^T C 1`` over their block of :attr:`covariance`; its interval is
+        ``estimate +- z stderr`` intersected with [0, 1] (nan and [0, 1] when a joint share in
+        it is not identifiable).
+        """
+        if self.columns is None:
+            raise InvalidInputError("marginals: the estimate is not over joint categories of "
+                                    "several columns")
+        import pandas as pd
+
+        split = split_labels(tuple(self.estimate.index), len(self.columns))
+        z = NormalDist().inv_cdf(0.5 + self.confidence / 2)
+        point = self.estimate.to_numpy()
+        covariance = self.covariance.to_numpy()
+        ok = self.identifiable.to_numpy()
+        result = {}
+        for part, column in enumerate(self.columns):
+            values = list(dict.fromkeys(labels[part] for labels in split))
+            groups = [np.array([labels[part] == v for labels in split]) for v in values]
+            share = np.array([point[g].sum() for g in groups])
+            variance = np.array([covariance[np.ix_(g, g)].sum() for g in groups])
+            known = np.array([ok[g].all() for g in groups])
+            stderr = np.where(known, np.sqrt(np.maximum(variance, 0.0)), np.nan)
+            index = pd.Index(values, name=column)
+            series = lambda v, dtype=float, i=index: pd.Series(v, index=i, dtype=dtype)  # noqa
+            result[column] = FrequencyEstimate(
+                estimate=series(share), stderr=series(stderr),
+                lower=series(np.where(known, np.clip(share - z * stderr, 0, 1), 0.0)),
+                upper=series(np.where(known, np.clip(share + z * stderr, 0, 1), 1.0)),
+                identifiable=series(known, bool), counts=self.counts, method=self.method,
+                confidence=self.confidence, n=self.n)
+        return result
 
     def to_frame(self):
         """A DataFrame with columns estimate, stderr, lower, upper, identifiable."""
@@ -199,11 +242,11 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
              "least_squares": lambda: _least_squares(matrix, observed)}[method]()
     if method == "em" and ok.all():
         with _one_thread():
-            variances = share_variances(matrix, point)
+            covariance = share_covariance(matrix, point)
     else:
         covariance = inverse @ (np.diag(observed) - np.outer(observed, observed)) @ inverse.T
-        variances = np.diag(covariance)
-    stderr = np.where(ok, np.sqrt(np.maximum(variances, 0.0) / n), np.nan)
+    covariance = np.where(np.outer(ok, ok), covariance / n, np.nan)
+    stderr = np.where(ok, np.sqrt(np.maximum(np.diag(covariance), 0.0)), np.nan)
     z = NormalDist().inv_cdf(0.5 + level / 2)
     lower = np.clip(point - z * stderr, 0.0, 1.0)
     upper = np.clip(point + z * stderr, 0.0, 1.0)
@@ -223,7 +266,24 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
         upper=series(upper), identifiable=series(ok, bool),
         counts=pd.Series(counts, index=pd.Index(list(mech.outputs), name="output")),
         method=method, confidence=level, n=n,
+        covariance=pd.DataFrame(covariance, index=index, columns=index),
+        columns=_columns_of(privatized, mech.inputs),
     )
+
+
+def _columns_of(privatized: Any, inputs: tuple) -> tuple | None:
+    """The data's column names when the inputs are joint categories of them (several columns,
+    or one column named by joining them), else None."""
+    names = getattr(privatized, "columns", None)
+    if names is not None and len(names) > 1:
+        columns = tuple(names)
+    elif names is not None and SEPARATOR in str(names[0]):
+        columns = tuple(str(names[0]).split(SEPARATOR))
+    elif SEPARATOR in str(getattr(privatized, "name", "")):
+        columns = tuple(str(privatized.name).split(SEPARATOR))
+    else:
+        return None
+    return columns if split_labels(inputs, len(columns)) is not None else None
 
 
 #: EM stops when an EM step moves no share by more than this: far below any standard error
