@@ -20,6 +20,7 @@ relative ``2^-49``. Overflow yields ``inf``, which is an upper bound.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,21 +76,47 @@ def scaled_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return matrix / safe, peak
 
 
-def mass_lower(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``<=`` the exact ``sum_x weights[x, y] * col[x, y] / peak[y]``.
+@dataclass(frozen=True, eq=False)
+class ColumnBlock:
+    """A block of columns of a mechanism read once for every figure computed from it:
+    ``scaled`` (:func:`scaled_columns`), each column's largest and smallest entry.
 
-    ``weights`` (N x M or N x 1) are non-negative floats (themselves lower bounds of exact
-    weights); ``scaled`` comes from :func:`scaled_columns`. Error bound: module docstring.
-    A stack (k x N x 1) of weights gives the k rows of masses, each summed in the same order
-    as alone (numpy adds the rows of a reduced non-last axis one after the other).
+    ``scaled`` is a fresh array; :func:`pmldesign.leakage.measures._information_rows`
+    overwrites it, so it is the last reader.
     """
-    return _sum_lower((weights * scaled).sum(axis=-2), scaled.shape[-2])
+
+    matrix: np.ndarray
+    scaled: np.ndarray
+    peak: np.ndarray
+    low: np.ndarray
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> ColumnBlock:
+        """Read ``matrix`` (a block of :func:`column_blocks`)."""
+        scaled, peak = scaled_columns(matrix)
+        return cls(matrix, scaled, peak, matrix.min(axis=0))
+
+    @property
+    def scaled_low(self) -> np.ndarray:
+        """``scaled.min(axis=0)`` without a pass over the block: rounding is monotone, so the
+        smallest rounded quotient is the rounded quotient of the smallest entry."""
+        return self.low / np.where(self.peak > 0, self.peak, 1.0)
+
+    @property
+    def constant(self) -> np.ndarray:
+        """Columns whose entries are all equal and positive: leakage 0 for every prior."""
+        return constant_columns(self.peak, self.low)
+
+    @property
+    def unused(self) -> np.ndarray:
+        """Columns of zeros (no input produces the output)."""
+        return self.peak <= 0
 
 
 def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``<=`` the exact ``sum_x vector[x] * col[x, y] / peak[y]``, as
-    :func:`mass_lower` with one weight vector: ``vector`` non-negative floats (lower bounds of
-    exact weights), ``scaled`` from :func:`scaled_columns` or exact (e.g. 0/1 masks).
+    """Per column, a float ``<=`` the exact ``sum_x vector[x] * col[x, y] / peak[y]``:
+    ``vector`` non-negative floats (lower bounds of exact weights), ``scaled`` from
+    :func:`scaled_columns` or exact (e.g. 0/1 masks). Error bound: module docstring.
 
     One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call, and no
     N x M product); the error bound of the module docstring holds in any order of summation.
@@ -105,7 +132,8 @@ def _sum_lower(total: np.ndarray, n: int) -> np.ndarray:
 
 
 def mass_upper(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``>=`` the exact weighted sum of :func:`mass_lower`."""
+    """Per column, a float ``>=`` the exact ``sum_x weights[x, y] * col[x, y] / peak[y]``
+    (``weights`` N x M or N x 1, non-negative floats, upper bounds of exact weights)."""
     n = scaled.shape[0]
     total = (weights * scaled).sum(axis=0)
     grow = 1.0 + 2 * (n + 1) * TWO_U  # >= 1 / (1 - gamma_{n+1}) for (n + 1) u <= 1/4
@@ -127,6 +155,7 @@ def ratio_log_upper(numerator, denominator) -> np.ndarray:
     return log_upper(ratio)
 
 
-def constant_columns(matrix: np.ndarray) -> np.ndarray:
-    """Columns whose entries are all equal and positive: leakage exactly 0 for every prior."""
-    return (matrix.max(axis=0) == matrix.min(axis=0)) & (matrix.max(axis=0) > 0)
+def constant_columns(peak: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """Columns whose entries are all equal and positive (largest entry ``peak``, smallest
+    ``low``): leakage exactly 0 for every prior."""
+    return (peak == low) & (peak > 0)
