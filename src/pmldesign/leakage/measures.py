@@ -122,19 +122,22 @@ def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarr
     >>> bool(np.all(_leakage_above_points(m, low, top, tot.max()) >= _leakage_worst(m, q, tot)))
     True
     """
-    return np.concatenate([
-        _leakage_above_points_block(rounding.ColumnBlock.of(matrix[:, block]), lower, peaks,
-                                    total)
-        for block in rounding.column_blocks(matrix)])
+    values = []
+    for block in rounding.column_blocks(matrix):
+        columns = rounding.ColumnBlock.of(matrix[:, block])
+        base = rounding.dot_lower(lower, columns.scaled)
+        values.append(_leakage_above_points_block(columns, lower, peaks, total, base))
+    return np.concatenate(values)
 
 
 def _leakage_above_points_block(columns: rounding.ColumnBlock, lower: np.ndarray,
-                                peaks: np.ndarray, total: float) -> np.ndarray:
-    """:func:`_leakage_above_points` on a block of columns."""
+                                peaks: np.ndarray, total: float,
+                                base: np.ndarray) -> np.ndarray:
+    """:func:`_leakage_above_points` on a block of columns; ``base``: a float ``<= <lower, c>``
+    (:func:`.rounding.dot_lower`)."""
     down, n = rounding.down, lower.shape[0]
     shrink = 1.0 - (n + 1) * rounding.TWO_U
     raise_ = np.maximum(down(peaks - lower), 0.0)[:, None]  # <= peaks - lower
-    base = rounding.dot_lower(lower, columns.scaled)  # <= <lower, c>
     exact_low = down(base + down((raise_ * columns.scaled).min(axis=0)))  # <= E_i for every i
     t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
     mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)

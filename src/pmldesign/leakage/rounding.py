@@ -125,8 +125,9 @@ def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
 
 
 def _sum_lower(total: np.ndarray, n: int) -> np.ndarray:
-    """The float sum ``total`` of n such products moved below the exact sum (module
-    docstring: ``exact >= (fl - 2 n eta) (1 - 2 (n + 1) u)``)."""
+    """A float sum ``total`` of at most n non-negative products (with at most one division
+    each) moved below the exact sum (module docstring: ``exact >= (fl - 2 n eta)
+    (1 - 2 (n + 1) u)``)."""
     shrink = 1.0 - (n + 1) * TWO_U
     return np.maximum(down(down(total - 2 * n * ETA) * shrink), 0.0)
 

@@ -38,12 +38,12 @@ def _worst_masses(columns: rounding.ColumnBlock, center: np.ndarray, beta: float
     ``S <Q, c> = sum_x P_x c_x - s + s min c
     = sum_{x not in T} P_x c_x + (P(T) - s) + s min c``: three terms, non-negative when the
     extreme points are priors (``s <= min P <= P(T)``), each bounded below separately, so there
-    is no cancellation and no search for the argmax (a tie at the maximum is covered by
-    ``P(T)``); a column whose ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). The
-    sums are ``numpy.einsum`` sums of non-negative products (deterministic; the error bound of
-    :mod:`pmldesign.leakage.rounding` holds in any order); one per block of columns
-    (:class:`~pmldesign.leakage.rounding.ColumnBlock`), rather than one weight matrix per
-    block and argmax/argmin, which was 2.5x slower at N = 6000.
+    is no cancellation (a tie at the maximum is covered by ``P(T)``); a column whose
+    ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). Both sums are ``numpy.einsum``
+    sums of non-negative products in a fixed order (the error bound of
+    :mod:`pmldesign.leakage.rounding` holds in any order): the first over the scaled columns
+    with the entries of T set to 0 for it (and back to 1 after, so the block's other readers
+    see it unchanged), the second over T's 0/1 mask; no copy of the block.
     """
     scaled = columns.scaled
     if beta == 0:  # the fixed prior: the same floats as pmldesign.leakage.measures
@@ -51,9 +51,13 @@ def _worst_masses(columns: rounding.ColumnBlock, center: np.ndarray, beta: float
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    top = columns.matrix == columns.peak[None, :]
-    rest = rounding.dot_lower(center, np.where(top, 0.0, scaled))
-    above = rounding.down(rounding.dot_lower(center, top.astype(np.float64)) - shift_high)
+    # T: a quotient of floats x / max col (max col > 0) rounds to 1 only at x = max col, as the
+    # floats below 1 are 2^-53 apart and x <= max col (1 - 2^-53) otherwise
+    top = scaled == 1.0
+    scaled[top] = 0.0
+    rest = rounding.dot_lower(center, scaled)
+    scaled[top] = 1.0
+    above = rounding.down(rounding.dot_lower(center, top.view(np.uint8)) - shift_high)
     bottom = rounding.down(rounding.down(columns.scaled_low) * shift_low)
     mass = rounding.down(rounding.down(rest + np.maximum(above, 0.0)) + np.maximum(bottom, 0.0))
     return np.where(above >= 0, mass, 0.0)

@@ -349,19 +349,18 @@ class PriorSet:
             return float(np.maximum(self.lower - vector, 0.0).sum()) <= tolerance
         return _hull_distance(self.vertices, vector) <= tolerance
 
-    def _box_floor(self, columns: rounding.ColumnBlock) -> np.ndarray:
+    def _box_floor(self, columns: rounding.ColumnBlock, base: np.ndarray) -> np.ndarray:
         """A box's ``min_{Q in S} <Q, c>`` for every column ``c`` of the mechanism divided by
         its largest entry (``scaled``, :func:`.rounding.scaled_columns`: unscaled, a column
         whose largest entry is subnormal had its floor underflow to 0 and certified ``inf``),
-        rounded down. The extreme points sum to at most 1.
+        rounded down. ``base``: a float ``<= <lower, c>`` (:func:`.rounding.dot_lower`). The
+        extreme points sum to at most 1.
         """
-        floors = self.floors()
         total = max(1.0, math.fsum(self.lower))
-        # the scaling (one rounding per entry), products and sums of non-negative floats
-        # (relative error <= gamma_{n+1}), then the division by the correctly rounded total:
-        # all within (n + 5) units of roundoff
-        values = (rounding.dot_lower(floors.weights[0], columns.scaled)
-                  + floors.at_min[0] * columns.scaled_low)
+        # the scaling (one rounding per entry), the product with the slack and the sum of
+        # non-negative floats, then the division by the correctly rounded total: all within
+        # (n + 5) units of roundoff
+        values = base + self.floors().at_min[0] * columns.scaled_low
         return values / total * (1.0 - 2.0 * (self.size + 5) * UNIT)
 
     def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
@@ -389,8 +388,9 @@ class PriorSet:
             return ball.worst_case_block(columns, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
             return _leakage_worst_block(columns, self.vertices, self._point_totals)
+        base = rounding.dot_lower(self.lower, columns.scaled)  # <= <lower, c>
         with np.errstate(divide="ignore", invalid="ignore"):  # log(peak / floor), peak 1
-            low = np.log(self._box_floor(columns))
+            low = np.log(self._box_floor(columns, base))
             values = -low + 4.0 * UNIT * np.abs(low)
         # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
         values[columns.peak == columns.low] = 0.0
@@ -402,7 +402,7 @@ class PriorSet:
             at_points = _leakage_block(columns, self.lower, *_totals(self.lower))
         else:
             at_points = _leakage_above_points_block(columns, self.lower, self._box_peaks,
-                                                    self._box_total)
+                                                    self._box_total, base)
         return np.fmax(values, at_points)
 
     def _mechanism(self, mechanism: Any) -> np.ndarray:
