@@ -49,11 +49,10 @@ def total_bounds(vector: np.ndarray) -> tuple[float, float]:
 
 
 #: Certificates of an N x M mechanism are evaluated on blocks of columns of about this many
-#: entries (32 MB of floats): at N = 6000 the N x M temporaries of a whole-matrix evaluation
-#: cost page faults, not arithmetic. Measured (issue 12, N = 6000, first certificate of a
-#: process): fixed prior 1.9 s whole, 0.5 s in blocks; an l1 ball 2.2-4.5 s whole, 1.0 s in
-#: blocks (0.5 s with :func:`pmldesign.uncertainty.ball.worst_case`'s masses); blocks of 2^20 to
-#: 2^23 entries within 0.2 s of each other.
+#: entries (32 MB of floats, :class:`ColumnBlock`): it trades the temporaries' memory (one
+#: block's, not N x M) against numpy's per-call overhead and the short inner loops of narrow
+#: blocks. At 5000 x 5000, blocks of 2^16 to 2^20 entries took 1.3-2x as long as 2^22;
+#: ``benchmarks/bench_certify.py`` (time and peak memory) re-tunes it.
 BLOCK_ENTRIES = 2**22
 
 
@@ -81,8 +80,9 @@ class ColumnBlock:
     """A block of columns of a mechanism read once for every figure computed from it:
     ``scaled`` (:func:`scaled_columns`), each column's largest and smallest entry.
 
-    ``scaled`` is a fresh array; :func:`pmldesign.leakage.measures._information_rows`
-    overwrites it, so it is the last reader.
+    ``scaled`` is a fresh array: the ball's worst case sets entries to 0 and back
+    (:func:`pmldesign.uncertainty.ball.worst_case_block`), and
+    :func:`pmldesign.leakage.measures._information_rows` overwrites it, so it reads it last.
     """
 
     matrix: np.ndarray
@@ -121,10 +121,10 @@ def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call, and no
     N x M product); the error bound of the module docstring holds in any order of summation.
     """
-    return _sum_lower(np.einsum("x,xy->y", vector, scaled), scaled.shape[0])
+    return sum_lower(np.einsum("x,xy->y", vector, scaled), scaled.shape[0])
 
 
-def _sum_lower(total: np.ndarray, n: int) -> np.ndarray:
+def sum_lower(total: np.ndarray, n: int) -> np.ndarray:
     """A float sum ``total`` of at most n non-negative products (with at most one division
     each) moved below the exact sum (module docstring: ``exact >= (fl - 2 n eta)
     (1 - 2 (n + 1) u)``)."""

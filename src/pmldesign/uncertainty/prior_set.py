@@ -353,13 +353,13 @@ class PriorSet:
         """A box's ``min_{Q in S} <Q, c>`` for every column ``c`` of the mechanism divided by
         its largest entry (``scaled``, :func:`.rounding.scaled_columns`: unscaled, a column
         whose largest entry is subnormal had its floor underflow to 0 and certified ``inf``),
-        rounded down. ``base``: a float ``<= <lower, c>`` (:func:`.rounding.dot_lower`). The
+        rounded down. ``base``: ``<lower, c>`` summed in floats (``numpy.einsum``). The
         extreme points sum to at most 1.
         """
         total = max(1.0, math.fsum(self.lower))
-        # the scaling (one rounding per entry), the product with the slack and the sum of
-        # non-negative floats, then the division by the correctly rounded total: all within
-        # (n + 5) units of roundoff
+        # the scaling (one rounding per entry), products and sums of non-negative floats
+        # (relative error <= gamma_{n+1}), then the division by the correctly rounded total:
+        # all within (n + 5) units of roundoff
         values = base + self.floors().at_min[0] * columns.scaled_low
         return values / total * (1.0 - 2.0 * (self.size + 5) * UNIT)
 
@@ -388,7 +388,7 @@ class PriorSet:
             return ball.worst_case_block(columns, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
             return _leakage_worst_block(columns, self.vertices, self._point_totals)
-        base = rounding.dot_lower(self.lower, columns.scaled)  # <= <lower, c>
+        base = np.einsum("x,xy->y", self.lower, columns.scaled)  # <lower, c> in floats
         with np.errstate(divide="ignore", invalid="ignore"):  # log(peak / floor), peak 1
             low = np.log(self._box_floor(columns, base))
             values = -low + 4.0 * UNIT * np.abs(low)
@@ -401,8 +401,9 @@ class PriorSet:
         if self.is_point:  # one prior: its own certificate exactly (designs match the prior's)
             at_points = _leakage_block(columns, self.lower, *_totals(self.lower))
         else:
-            at_points = _leakage_above_points_block(columns, self.lower, self._box_peaks,
-                                                    self._box_total, base)
+            at_points = _leakage_above_points_block(  # the same sum moved below <lower, c>
+                columns, self.lower, self._box_peaks, self._box_total,
+                rounding.sum_lower(base, self.size))
         return np.fmax(values, at_points)
 
     def _mechanism(self, mechanism: Any) -> np.ndarray:
