@@ -34,9 +34,8 @@ def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.nda
     Evaluated on blocks of columns (:func:`.rounding.column_blocks`, :func:`_leakage_block`).
     """
     total, ceiling = _totals(vector)
-    values = np.concatenate([_leakage_block(rounding.ColumnBlock.of(matrix[:, block]), vector,
-                                            total, ceiling)
-                             for block in rounding.column_blocks(matrix)])
+    values = np.concatenate([_leakage_block(columns, vector, total, ceiling)
+                             for _, columns in rounding.ColumnBlock.read(matrix)])
     return values, vector @ matrix
 
 
@@ -82,9 +81,8 @@ def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
     """
     if totals is None:
         totals = np.array([rounding.total_bounds(row)[1] for row in vectors])
-    return np.concatenate([_leakage_worst_block(rounding.ColumnBlock.of(matrix[:, block]),
-                                                vectors, totals)
-                           for block in rounding.column_blocks(matrix)])
+    return np.concatenate([_leakage_worst_block(columns, vectors, totals)
+                           for _, columns in rounding.ColumnBlock.read(matrix)])
 
 
 def _leakage_worst_block(columns: rounding.ColumnBlock, vectors: np.ndarray,
@@ -123,8 +121,7 @@ def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarr
     True
     """
     values = []
-    for block in rounding.column_blocks(matrix):
-        columns = rounding.ColumnBlock.of(matrix[:, block])
+    for _, columns in rounding.ColumnBlock.read(matrix):
         base = rounding.dot_lower(lower, columns.scaled)
         values.append(_leakage_above_points_block(columns, lower, peaks, total, base))
     return np.concatenate(values)
@@ -268,8 +265,7 @@ def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
 def _mutual_information(matrix: np.ndarray, vector: np.ndarray) -> float:
     p_y = vector @ matrix
     rows, peak = np.zeros(matrix.shape[0]), np.empty(matrix.shape[1])
-    for block in rounding.column_blocks(matrix):
-        columns = rounding.ColumnBlock.of(matrix[:, block])
+    for block, columns in rounding.ColumnBlock.read(matrix):
         peak[block] = columns.peak
         rows += _information_rows(columns)
     return _information(vector, rows, peak, p_y)
@@ -311,8 +307,7 @@ def _figures(matrix: np.ndarray, vector: np.ndarray, worst_case=None):
     n, m = matrix.shape
     per_outcome, peak, low, rows = np.empty(m), np.empty(m), np.empty(m), np.zeros(n)
     worst = None if worst_case is None else np.empty(m)
-    for block in rounding.column_blocks(matrix):
-        columns = rounding.ColumnBlock.of(matrix[:, block])
+    for block, columns in rounding.ColumnBlock.read(matrix):
         per_outcome[block] = _leakage_block(columns, vector, total, ceiling)
         peak[block], low[block] = columns.peak, columns.low
         if worst is not None:

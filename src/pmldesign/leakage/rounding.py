@@ -20,6 +20,7 @@ relative ``2^-49``. Overflow yields ``inf``, which is an upper bound.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,6 +96,24 @@ class ColumnBlock:
         """Read ``matrix`` (a block of :func:`column_blocks`)."""
         scaled, peak = scaled_columns(matrix)
         return cls(matrix, scaled, peak, matrix.min(axis=0))
+
+    @classmethod
+    def read(cls, matrix: np.ndarray) -> Iterator[tuple[slice, ColumnBlock]]:
+        """Each block of :func:`column_blocks` with its slice, read into one reused buffer (a
+        block is valid until the next is read): the maxima and minima of the whole matrix
+        first (contiguous reductions, half the time of the same on each block's strided
+        view), then each block divided by its maxima into the buffer (a fresh 32 MB array per
+        block cost as much again in page faults as the division)."""
+        peak, low = matrix.max(axis=0), matrix.min(axis=0)
+        safe = np.where(peak > 0, peak, 1.0)
+        blocks = column_blocks(matrix)
+        widest = max(block.stop - block.start for block in blocks)
+        buffer = np.empty(matrix.shape[0] * widest)
+        for block in blocks:
+            scaled = buffer[: matrix.shape[0] * (block.stop - block.start)].reshape(
+                matrix.shape[0], -1)
+            np.divide(matrix[:, block], safe[block], out=scaled)
+            yield block, cls(matrix[:, block], scaled, peak[block], low[block])
 
     @property
     def scaled_low(self) -> np.ndarray:

@@ -71,9 +71,8 @@ def worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarra
     unused outputs are nan. O(N M) work, on blocks of columns
     (:func:`pmldesign.leakage.rounding.column_blocks`).
     """
-    return np.concatenate([worst_case_block(rounding.ColumnBlock.of(matrix[:, block]), center,
-                                            beta)
-                           for block in rounding.column_blocks(matrix)])
+    return np.concatenate([worst_case_block(columns, center, beta)
+                           for _, columns in rounding.ColumnBlock.read(matrix)])
 
 
 def worst_case_block(columns: rounding.ColumnBlock, center: np.ndarray,

@@ -379,8 +379,8 @@ class PriorSet:
 
     def _worst_case(self, mechanism: np.ndarray) -> np.ndarray:
         """:meth:`worst_case_leakage` of a validated mechanism."""
-        return np.concatenate([self._worst_case_block(rounding.ColumnBlock.of(mechanism[:, b]))
-                               for b in rounding.column_blocks(mechanism)])
+        return np.concatenate([self._worst_case_block(columns)
+                               for _, columns in rounding.ColumnBlock.read(mechanism)])
 
     def _worst_case_block(self, columns: rounding.ColumnBlock) -> np.ndarray:
         """:meth:`worst_case_leakage` of a block of columns of a validated mechanism."""
