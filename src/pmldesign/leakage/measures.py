@@ -244,7 +244,7 @@ def _ldp_of(peak: np.ndarray, low: np.ndarray) -> float:
     if (low[used] == 0).any():
         return float("inf")
     values = rounding.ratio_log_upper(peak[used], low[used])
-    values[rounding.constant_columns(peak, low)[used]] = 0.0
+    values[rounding.constant_between(peak, low)[used]] = 0.0
     return max(0.0, float(np.max(values)))
 
 

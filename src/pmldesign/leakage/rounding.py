@@ -124,7 +124,7 @@ class ColumnBlock:
     @property
     def constant(self) -> np.ndarray:
         """Columns whose entries are all equal and positive: leakage 0 for every prior."""
-        return constant_columns(self.peak, self.low)
+        return constant_between(self.peak, self.low)
 
     @property
     def unused(self) -> np.ndarray:
@@ -175,7 +175,11 @@ def ratio_log_upper(numerator, denominator) -> np.ndarray:
     return log_upper(ratio)
 
 
-def constant_columns(peak: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """Columns whose entries are all equal and positive (largest entry ``peak``, smallest
-    ``low``): leakage exactly 0 for every prior."""
+def constant_columns(matrix: np.ndarray) -> np.ndarray:
+    """Columns whose entries are all equal and positive: leakage exactly 0 for every prior."""
+    return constant_between(matrix.max(axis=0), matrix.min(axis=0))
+
+
+def constant_between(peak: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """:func:`constant_columns` from each column's largest entry ``peak`` and smallest ``low``."""
     return (peak == low) & (peak > 0)
