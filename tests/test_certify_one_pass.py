@@ -94,3 +94,14 @@ def test_mutual_information_matches_a_term_by_term_evaluation(seed, n, m, kind):
     expected = max(0.0, _reference_information(matrix, prior))
     assert pml.mutual_information(matrix, prior) == pytest.approx(expected, abs=1e-13)
     assert pml.certify(matrix, prior).mutual_information == pytest.approx(expected, abs=1e-13)
+
+
+def test_information_when_an_output_probability_underflows():
+    """P_Y(1) = 1e-30 * 1e-300 is 0 in floats though the column is used: its terms (below
+    1e-320) drop out instead of turning the sum into NaN (which max(0, .) would hide as 0);
+    the other two outputs tell the two likely inputs apart, log 2."""
+    matrix = np.array([[1.0, 0.0, 0.0], [1.0 - 1e-300, 1e-300, 0.0], [0.0, 0.0, 1.0]])
+    prior = np.array([0.5, 1e-30, 0.5 - 1e-30])
+    assert (prior @ matrix)[1] == 0.0
+    assert pml.mutual_information(matrix, prior) == pytest.approx(math.log(2), abs=1e-12)
+    assert pml.certify(matrix, prior).mutual_information == pytest.approx(math.log(2), abs=1e-12)

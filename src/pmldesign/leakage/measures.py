@@ -287,9 +287,10 @@ def _information(vector: np.ndarray, rows: np.ndarray, peak: np.ndarray,
     """``I(X; Y)`` (at least 0) from the per-input sums of :func:`_information_rows`, each
     column's largest entry and ``P_Y``: ``log(P(y|x) / P_Y(y)) = log c_xy + log(max col /
     P_Y(y))`` and ``sum_x P(x) P(y|x) = P_Y(y)``, so
-    ``I = sum_x P(x) rows_x + sum_y P_Y(y) log(max col_y / P_Y(y))`` (unused outputs add 0).
+    ``I = sum_x P(x) rows_x + sum_y P_Y(y) log(max col_y / P_Y(y))``; outputs with ``P_Y``
+    0 in floats (unused, or an underflow: their terms are below 1e-320) add 0.
     """
-    used = peak > 0
+    used = p_y > 0
     shift = np.einsum("y,y->", p_y[used], np.log(peak[used] / p_y[used]))
     return max(0.0, float(np.einsum("x,x->", vector, rows) + shift))
 
