@@ -59,9 +59,11 @@ would be ignored); pass m.filled(value) or m.compressed()
                                 "be ignored); pass m.filled(value) or m.compressed()")
 
 
-def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
+def as_float_array(value: Any, name: str, ndim: int, finite: bool = True) -> np.ndarray:
     """Convert ``value`` to a finite float64 array with ``ndim`` dimensions (real, not complex;
-    not a masked array)."""
+    not a masked array).
+
+    ``finite=False`` leaves the check of the entries to the caller (:func:`check_finite`)."""
     reject_masked(value, name)
     try:
         raw = np.asarray(value)  # a base ndarray: subclasses such as numpy.matrix keep 2-D rows
@@ -83,28 +85,37 @@ def as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
         raise InvalidInputError(f"{name}: must be {kind}, got an array of shape {array.shape}")
     if array.size == 0:
         raise InvalidInputError(f"{name}: must not be empty, got shape {array.shape}")
+    if finite:
+        check_finite(array, name)
+    return array
+
+
+def check_finite(array: np.ndarray, name: str) -> None:
+    """Raise if an entry of ``array`` is infinite or NaN, naming the first one."""
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise InvalidInputError(
             f"{name}: entries must be finite, found {array[where]} at index {where}"
         )
-    return array
 
 
 def as_mechanism(mechanism: Any, name: str = "mechanism") -> np.ndarray:
     """Validate a row-stochastic matrix (rows = inputs x, columns = outputs y).
 
     Entries must be finite and non-negative; each row must sum to 1 within
-    :data:`SUM_TOLERANCE` (absolute).
+    :data:`SUM_TOLERANCE` (absolute). Two passes over the entries: the row sums (an infinite
+    or NaN entry makes its row's sum infinite or NaN) and the smallest entry.
     """
-    array = as_float_array(mechanism, name, 2)
-    if (array < 0).any():
+    array = as_float_array(mechanism, name, 2, finite=False)
+    sums = array.sum(axis=1)
+    if not np.isfinite(sums).all():
+        check_finite(array, name)  # raises, naming the entry (or the sum overflowed: below)
+    if array.min() < 0:
         where = tuple(int(i) for i in np.argwhere(array < 0)[0])
         raise InvalidInputError(
             f"{name}: entries must be non-negative, found {_fmt(array[where])} at {where}"
         )
-    sums = array.sum(axis=1)
     off = np.abs(sums - 1.0) > SUM_TOLERANCE
     if off.any():
         row = int(np.argmax(off))

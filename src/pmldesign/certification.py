@@ -8,6 +8,7 @@ samples with an (eps, delta) guarantee (003 Sec. III: the true prior lies in the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -316,10 +317,7 @@ def _certify_set(mechanism, prior_set: PriorSet, radius, rational: bool) -> Cert
     if prior_set.kind == "ball":
         cert = _certificate(matrix, prior_set.center, prior_set.radius, rational)
         return dataclasses.replace(cert, prior_set=prior_set)
-    cert = _certificate(matrix, prior_set.reference, None, rational)
-    capacity = prior_set.capacity(matrix)
-    return dataclasses.replace(cert, worst_case_epsilon=capacity, prior_set=prior_set,
-                               sensitivity=max(0.0, capacity - cert.epsilon))
+    return _certificate(matrix, prior_set.reference, None, rational, prior_set)
 
 
 def _certify_composed(composed: ComposedMechanism, prior, radius, rational: bool) -> Certificate:
@@ -400,24 +398,41 @@ def certify_counts(matrix: np.ndarray, counts: np.ndarray, delta: float,
     return dataclasses.replace(cert, delta=float(delta), n_samples=m, prior_estimate=estimate)
 
 
-def _certificate(
-    matrix: np.ndarray, vector: np.ndarray, radius: float | None, rational: bool
-) -> Certificate:
+def _capacity(worst: np.ndarray) -> float:
+    """The largest per-output worst-case leakage (nan: unused outputs), at least 0."""
+    return max(0.0, float(np.nanmax(worst)))
+
+
+def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None, rational: bool,
+                 prior_set: PriorSet | None = None) -> Certificate:
+    """The certificate at ``vector``, and over the ball of ``radius`` around it or over the
+    vertex or box ``prior_set`` (whose reference ``vector`` is).
+
+    The float figures, the worst case over the ball or the set included, come from one pass
+    over blocks of columns (:func:`pmldesign.leakage.measures._figures`): each block is read
+    and scaled once, and each figure is the same float as when computed alone.
+    """
     beta = None if radius is None else ball.as_radius(radius, vector)
+    worst_case = None
+    if beta is not None:
+        worst_case = functools.partial(ball.worst_case_block, center=vector, beta=beta)
+    elif prior_set is not None:
+        worst_case = prior_set._worst_case_block
     if rational:
         exact.check_size(matrix)
         per_outcome, p_y = exact.leakage(matrix, vector), vector @ matrix
         ldp = exact.ldp_epsilon(matrix)
+        information = measures._mutual_information(matrix, vector)
     else:
-        per_outcome, p_y = measures._leakage(matrix, vector)
-        ldp = measures._ldp_epsilon(matrix)
+        per_outcome, p_y, ldp, information, worst = measures._figures(matrix, vector,
+                                                                      worst_case)
     epsilon = max(0.0, float(np.nanmax(per_outcome)))
     robust = {}
     if beta is not None:
         if rational:
-            capacity = max(0.0, float(np.nanmax(exact.leakage(matrix, vector, beta))))
+            capacity = _capacity(exact.leakage(matrix, vector, beta))
         else:
-            capacity = ball.capacity(matrix, vector, beta)
+            capacity = _capacity(worst)
         robust = {
             "radius": beta,
             "worst_case_epsilon": capacity,
@@ -427,6 +442,10 @@ def _certificate(
                 min(epsilon, -math.log(float(vector.min()))), beta, vector
             ),
         }
+    elif prior_set is not None:  # its capacity stays the float certificate when rational
+        capacity = prior_set.capacity(matrix) if rational else _capacity(worst)
+        robust = {"worst_case_epsilon": capacity, "prior_set": prior_set,
+                  "sensitivity": max(0.0, capacity - epsilon)}
     return Certificate(
         epsilon=epsilon,
         per_outcome=per_outcome,
@@ -434,7 +453,7 @@ def _certificate(
         epsilon_max=regions.epsilon_max(vector),
         region=regions.privacy_region(vector, epsilon),
         ldp_epsilon=ldp,
-        mutual_information=measures._mutual_information(matrix, vector),
+        mutual_information=information,
         exact=rational,
         **robust,
     )

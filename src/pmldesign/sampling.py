@@ -79,35 +79,60 @@ def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
     mechanism : (N, M) array_like
         Row-stochastic matrix, ``mechanism[x, y] = P(y | x)``.
     inputs : array_like of int
-        Input symbols in ``0 .. N-1``, any shape.
-    rng : numpy.random.Generator, int or None
-        Random generator or seed (``numpy.random.default_rng(rng)``).
+        Input symbols in ``0 .. N-1``, any shape. An integer array is read as it is (no copy,
+        whatever its width).
+    rng : numpy.random.Generator, numpy.random.RandomState, int or None
+        Random generator or seed (``numpy.random.default_rng(rng)``); a RandomState is used
+        through its own uniforms (``random_sample``).
 
     Returns
     -------
     numpy.ndarray
-        Integer outputs in ``0 .. M-1`` with the shape of ``inputs``.
+        Outputs in ``0 .. M-1`` with the shape of ``inputs``, in the smallest unsigned integer
+        dtype that holds ``M - 1`` (``numpy.min_scalar_type``, as :func:`pmldesign.privatize`):
+        the extra memory is this array and a few constant-size buffers.
 
     Examples
     --------
     >>> sample([[0.0, 1.0], [1.0, 0.0]], [0, 1, 1], rng=0).tolist()
     [1, 0, 0]
+    >>> sample([[0.0, 1.0], [1.0, 0.0]], [0, 1, 1], rng=0).dtype
+    dtype('uint8')
     """
     table = AliasTable.from_mechanism(mechanism)
     symbols = _as_symbols(inputs, table.n_inputs)
-    out = np.empty(symbols.shape, dtype=np.intp)
-    draw_into(table, symbols.reshape(-1), as_rng(rng), out.reshape(-1))
+    out = np.empty(symbols.shape, dtype=np.min_scalar_type(table.n_outputs - 1))
+    draw_into(table, symbols.reshape(-1), _uniform_source(rng), out.reshape(-1))
     return out
 
 
-def draw_into(table: AliasTable, symbols: np.ndarray, generator: np.random.Generator,
-              out: np.ndarray) -> np.ndarray:
+class _RandomStateUniforms:
+    """A legacy ``numpy.random.RandomState`` seen through the one method :func:`draw_into`
+    uses, ``random(out=...)``: its own uniforms (``random_sample``), one block at a time."""
+
+    def __init__(self, state: np.random.RandomState) -> None:
+        self.state = state
+
+    def random(self, out: np.ndarray) -> np.ndarray:
+        out[...] = self.state.random_sample(out.shape)
+        return out
+
+
+def _uniform_source(rng):
+    """A Generator from ``rng`` (:func:`as_rng`), or a RandomState's uniforms."""
+    if isinstance(rng, np.random.RandomState):
+        return _RandomStateUniforms(rng)
+    return as_rng(rng)
+
+
+def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray) -> np.ndarray:
     """Write one alias draw per checked symbol ``0..N-1`` (any integer dtype) into ``out``.
 
     Works in blocks of :data:`_BLOCK` records with buffers reused across blocks, so the
     temporary memory is a constant (about 30 bytes per record of a block) whatever the input
     size; ``out`` may have any integer dtype that holds ``0..M-1``. The draws depend only on
     the generator's stream (one uniform per record, in order), not on the block size.
+    ``generator``: a numpy Generator, or anything with its ``random(out=...)``.
     """
     outcome = table.outcome.astype(out.dtype, copy=False)
     stride = np.arange(table.n_inputs, dtype=np.float64) * (table.n_outputs + 1)
@@ -135,7 +160,9 @@ def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
     except (TypeError, ValueError, OverflowError, RecursionError):
         raise InvalidInputError(f"inputs: must be an array of integer symbols 0..{n_inputs - 1}, "
                                 f"got a ragged or non-numeric {type(inputs).__name__}") from None
-    if array.dtype.kind not in "iub":
+    if array.dtype.kind == "b":
+        array = array.view(np.uint8)
+    elif array.dtype.kind not in "iu":
         integral = array.dtype.kind == "f" and np.all(np.isfinite(array))
         if integral and np.all(array == np.round(array)):
             array = array.astype(np.intp)
@@ -148,4 +175,4 @@ def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
         raise InvalidInputError(
             f"inputs: symbols must lie in 0..{n_inputs - 1} (the mechanism's rows), found {bad}"
         )
-    return array.astype(np.intp, copy=False)
+    return array  # any integer width: draw_into reads it block by block

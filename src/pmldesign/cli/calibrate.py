@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from .._errors import InvalidInputError
-from ..uncertainty.calibration import calibrate
 from . import _io, _numbers
 
 
@@ -42,6 +41,8 @@ def calibrate_command(
 
     Example: pmldesign calibrate --target-eps 1 --delta 1e-6 --n-samples 10000 --alphabet-size 4
     """
+    from ..uncertainty.calibration import calibrate
+
     estimate = (
         None if prior_estimate is None else _io.parse_vector(prior_estimate, "--prior-estimate")
     )

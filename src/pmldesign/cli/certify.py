@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from ..certification import certify
 from . import _io, _numbers
 
 
@@ -87,6 +86,7 @@ def certify_command(mechanism: str, prior: str | None, radius: float | None,
                                "prior), not both")
     if samples is None and delta is not None:
         raise click.UsageError("--delta goes with --samples FILE; drop it or give --samples")
+    from ..certification import certify
     from . import _table
     from ._stored import load_checked
 

@@ -7,8 +7,6 @@ import math
 import click
 import numpy as np
 
-from ..certification import certify
-from ..design import compare, design, randomized_response
 from . import _io
 
 #: A skewed 4-symbol prior (e.g. a categorical attribute with one dominant value).
@@ -19,6 +17,9 @@ DEMO_LDP_EPS = 1.0
 @click.command("demo")
 def demo_command() -> None:
     """A short tour: randomized response under PML, an optimal design, and a comparison."""
+    from ..certification import certify
+    from ..design import randomized_response
+
     out = _io.console()
     prior = DEMO_PRIOR
     out.print(f"[bold]pmldesign demo[/bold]: prior {prior} over {len(prior)} values\n")
@@ -46,6 +47,8 @@ def demo_command() -> None:
 def _design_and_compare(out, prior, eps: float) -> None:
     """Steps 2 and 3: the optimal mechanism for guessing X at the same PML budget, then the
     three-way comparison; the utility is the probability that the output equals the input."""
+    from ..design import compare, design
+
     gain = np.eye(len(prior))
     result = design(prior, eps, gain=gain)
     out.print()

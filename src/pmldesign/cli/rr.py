@@ -5,8 +5,6 @@ from __future__ import annotations
 import click
 
 from .._errors import InvalidInputError
-from ..certification import certify
-from ..design import randomized_response
 from . import _io, _numbers
 from .certify import render_certificate
 
@@ -31,6 +29,9 @@ def rr_command(k: int, eps: float, prior: str | None, as_json: bool) -> None:
             f"would be {k * k:,} numbers); the matrix is e^eps / (e^eps + k - 1) on the diagonal "
             "and 1 / (e^eps + k - 1) elsewhere"
         )
+    from ..certification import certify
+    from ..design import randomized_response
+
     matrix = randomized_response(k, eps)
     data: dict = {"k": k, "eps": eps, "mechanism": matrix}
     cert = None if prior is None else certify(matrix, _io.parse_vector(prior, "--prior"))

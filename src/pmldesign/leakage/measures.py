@@ -31,37 +31,45 @@ def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.nda
 
     ``log(S / sum_x p_x col_x / max col)``, ``S = sum p``: an upper bound of the exact leakage
     for the prior ``p / S`` (error bound in :mod:`.rounding`); constant columns give exactly 0.
-    Evaluated on blocks of columns (:func:`.rounding.column_blocks`). At most
-    :func:`.regions.epsilon_max`, itself an upper bound of every output's exact leakage
-    (``sum_x p_x col_x >= min p max col``): the sum's error allowance grows with N, and a
-    deterministic mechanism's certificate passed ``epsilon_max`` by 2e-13 at N = 1000, so a
-    design at ``eps = epsilon_max`` missed the unconstrained optimum (33 s of LP instead).
+    Evaluated on blocks of columns (:func:`.rounding.column_blocks`, :func:`_leakage_block`).
     """
-    total = rounding.total_bounds(vector)[1]
-    values = np.concatenate([_leakage_block(matrix[:, block], vector, total)
-                             for block in rounding.column_blocks(matrix)])
-    return np.minimum(values, regions._epsilon_max(vector)), vector @ matrix  # nan stays nan
+    total, ceiling = _totals(vector)
+    values = np.concatenate([_leakage_block(columns, vector, total, ceiling)
+                             for _, columns in rounding.ColumnBlock.read(matrix)])
+    return values, vector @ matrix
 
 
-def _leakage_block(matrix: np.ndarray, vector: np.ndarray, total: float) -> np.ndarray:
-    """The values of :func:`_leakage` for a block of columns (``total``: ``sum p`` rounded up)."""
-    scaled, peak = rounding.scaled_columns(matrix)
-    values = rounding.ratio_log_upper(total, rounding.mass_lower(vector[:, None], scaled))
-    values[rounding.constant_columns(matrix)] = 0.0
-    values[peak <= 0] = np.nan
+def _totals(vector: np.ndarray) -> tuple[float, float]:
+    """``(total, ceiling)`` of a prior for :func:`_leakage_block`: ``sum p`` rounded up and
+    :func:`.regions.epsilon_max`."""
+    return rounding.total_bounds(vector)[1], regions._epsilon_max(vector)
+
+
+def _leakage_block(columns: rounding.ColumnBlock, vector: np.ndarray, total: float,
+                   ceiling: float) -> np.ndarray:
+    """The values of :func:`_leakage` for a block of columns (``total``, ``ceiling``:
+    :func:`_totals`).
+
+    At most ``ceiling`` (:func:`.regions.epsilon_max`), itself an upper bound of every output's
+    exact leakage (``sum_x p_x col_x >= min p max col``): the sum's error allowance grows with
+    N, and without the cap a deterministic mechanism's certificate passed ``epsilon_max`` by
+    2e-13 at N = 1000, so a design at ``eps = epsilon_max`` missed the unconstrained optimum.
+    The mass is one :func:`.rounding.dot_lower` (summed over the rows in order, so a column's
+    value does not depend on the block it is in).
+    """
+    values = rounding.ratio_log_upper(total, rounding.dot_lower(vector, columns.scaled))
+    values = np.minimum(values, ceiling)
+    values[columns.constant] = 0.0
+    values[columns.unused] = np.nan
     return values
-
-
-#: Entries of the (priors x N x M) products evaluated at once by :func:`_leakage_worst`.
-CHUNK = 1 << 22
 
 
 def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
                    totals: np.ndarray | None = None) -> np.ndarray:
     """Per output, the largest of :func:`_leakage` over the priors in the rows of ``vectors``
-    (k x N), computed like :func:`_leakage` for each (the same float operations in the same
-    order, so the result is at least each prior's own certificate), in chunks of priors.
-    ``totals``: the rows' sums rounded up (:func:`.rounding.total_bounds`), if known.
+    (k x N), each computed by :func:`_leakage_block` (so the result is each prior's own
+    certificate, bit for bit). ``totals``: the rows' sums rounded up
+    (:func:`.rounding.total_bounds`), if known.
 
     Examples
     --------
@@ -71,22 +79,18 @@ def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
     ...                                                    _leakage(m, q[1])[0])))
     True
     """
-    scaled, peak = rounding.scaled_columns(matrix)
     if totals is None:
         totals = np.array([rounding.total_bounds(row)[1] for row in vectors])
-    step = max(1, CHUNK // scaled.size)
-    worst = np.full(scaled.shape[1], -np.inf)
-    # each prior's epsilon_max caps its leakage, as in :func:`_leakage`
-    ceilings = rounding.ratio_log_upper(totals, vectors.min(axis=1))
-    for first in range(0, vectors.shape[0], step):
-        chunk = vectors[first:first + step, :, None]
-        masses = rounding.mass_lower(chunk, scaled[None, :, :])
-        values = rounding.ratio_log_upper(totals[first:first + step, None], masses)
-        values = np.minimum(values, ceilings[first:first + step, None])
-        worst = np.maximum(worst, values.max(axis=0))
-    worst[rounding.constant_columns(matrix)] = 0.0
-    worst[peak <= 0] = np.nan
-    return worst
+    return np.concatenate([_leakage_worst_block(columns, vectors, totals)
+                           for _, columns in rounding.ColumnBlock.read(matrix)])
+
+
+def _leakage_worst_block(columns: rounding.ColumnBlock, vectors: np.ndarray,
+                         totals: np.ndarray) -> np.ndarray:
+    """:func:`_leakage_worst` on a block of columns."""
+    values = [_leakage_block(columns, vector, total, regions._epsilon_max(vector))
+              for vector, total in zip(vectors, totals, strict=True)]
+    return np.fmax.reduce(values)
 
 
 def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarray,
@@ -116,19 +120,49 @@ def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarr
     >>> bool(np.all(_leakage_above_points(m, low, top, tot.max()) >= _leakage_worst(m, q, tot)))
     True
     """
-    down, n = rounding.down, matrix.shape[0]
+    values = []
+    for _, columns in rounding.ColumnBlock.read(matrix):
+        base = rounding.dot_lower(lower, columns.scaled)
+        values.append(_leakage_above_points_block(columns, lower, peaks, total, base))
+    return np.concatenate(values)
+
+
+#: Rows of ``raise * c`` formed at once by :func:`_smallest_products`: a few MB, so the products
+#: are still in cache when their minimum reads them, against one numpy call per chunk. A box's
+#: one-pass certificate at 5000 x 5000 took 0.86x the time with 1024 rows as with whole blocks
+#: (256 to 1024 within noise); ``benchmarks/bench_certify.py``'s box row re-tunes it.
+PRODUCT_ROWS = 1024
+
+
+def _smallest_products(raise_: np.ndarray, scaled: np.ndarray) -> np.ndarray:
+    """Per column, ``min_x raise_[x] * scaled[x, y]`` (``raise_``: N x 1), formed
+    :data:`PRODUCT_ROWS` rows at a time: each product is the same float, and the minimum is
+    exact, so the result does not depend on the chunks."""
+    n, width = scaled.shape
+    smallest = np.full(width, np.inf)
+    part = np.empty((min(PRODUCT_ROWS, n), width))
+    for start in range(0, n, PRODUCT_ROWS):
+        rows = slice(start, start + PRODUCT_ROWS)
+        chunk = part[: scaled[rows].shape[0]]
+        np.multiply(raise_[rows], scaled[rows], out=chunk)
+        np.minimum(smallest, chunk.min(axis=0), out=smallest)
+    return smallest
+
+
+def _leakage_above_points_block(columns: rounding.ColumnBlock, lower: np.ndarray,
+                                peaks: np.ndarray, total: float,
+                                base: np.ndarray) -> np.ndarray:
+    """:func:`_leakage_above_points` on a block of columns; ``base``: a float ``<= <lower, c>``
+    (:func:`.rounding.dot_lower`)."""
+    down, n = rounding.down, lower.shape[0]
     shrink = 1.0 - (n + 1) * rounding.TWO_U
     raise_ = np.maximum(down(peaks - lower), 0.0)[:, None]  # <= peaks - lower
-    worst = np.empty(matrix.shape[1])
-    for block in rounding.column_blocks(matrix):
-        scaled, peak = rounding.scaled_columns(matrix[:, block])
-        base = rounding.mass_lower(lower[:, None], scaled)  # <= <lower, c>
-        exact_low = down(base + down((raise_ * scaled).min(axis=0)))  # <= E_i for every i
-        t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
-        mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)
-        worst[block] = rounding.ratio_log_upper(total, mass)
-        worst[block][peak <= 0] = np.nan
-    worst[rounding.constant_columns(matrix)] = 0.0
+    exact_low = down(base + down(_smallest_products(raise_, columns.scaled)))  # <= E_i, all i
+    t_low = down(down(exact_low * shrink) - 2 * n * rounding.ETA)
+    mass = np.maximum(down(down(t_low - 2 * n * rounding.ETA) * shrink), 0.0)
+    worst = rounding.ratio_log_upper(total, mass)
+    worst[columns.constant] = 0.0
+    worst[columns.unused] = np.nan
     return worst
 
 
@@ -223,13 +257,16 @@ def ldp_epsilon(mechanism: np.ndarray) -> float:
 
 def _ldp_epsilon(matrix: np.ndarray) -> float:
     """LDP epsilon on a validated matrix, rounded up (:mod:`.rounding`); constant columns 0."""
-    peak = matrix.max(axis=0)
-    low = matrix.min(axis=0)
+    return _ldp_of(matrix.max(axis=0), matrix.min(axis=0))
+
+
+def _ldp_of(peak: np.ndarray, low: np.ndarray) -> float:
+    """:func:`_ldp_epsilon` from each column's largest and smallest entry."""
     used = peak > 0
     if (low[used] == 0).any():
         return float("inf")
     values = rounding.ratio_log_upper(peak[used], low[used])
-    values[rounding.constant_columns(matrix)[used]] = 0.0
+    values[rounding.constant_between(peak, low)[used]] = 0.0
     return max(0.0, float(np.max(values)))
 
 
@@ -248,7 +285,58 @@ def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
 
 
 def _mutual_information(matrix: np.ndarray, vector: np.ndarray) -> float:
-    return max(0.0, float(np.sum(mutual_information_terms(matrix, vector)[1])))
+    p_y = vector @ matrix
+    rows, peak = np.zeros(matrix.shape[0]), np.empty(matrix.shape[1])
+    for block, columns in rounding.ColumnBlock.read(matrix):
+        peak[block] = columns.peak
+        rows += _information_rows(columns)
+    return _information(vector, rows, peak, p_y)
+
+
+def _information_rows(columns: rounding.ColumnBlock) -> np.ndarray:
+    """Per input x, ``sum_y P(y|x) log c_xy`` over a block of columns, with the scaled columns
+    ``c = col / max col`` (:class:`.rounding.ColumnBlock`; ``0 log 0 = 0``): one logarithm per
+    entry and no gathers. Overwrites ``columns.scaled``."""
+    logs = columns.scaled
+    # a zero entry's logarithm (of the smallest subnormal: finite) is multiplied by 0
+    np.maximum(logs, rounding.ETA, out=logs)
+    np.log(logs, out=logs)
+    return np.einsum("xy,xy->x", logs, columns.matrix)
+
+
+def _information(vector: np.ndarray, rows: np.ndarray, peak: np.ndarray,
+                 p_y: np.ndarray) -> float:
+    """``I(X; Y)`` (at least 0) from the per-input sums of :func:`_information_rows`, each
+    column's largest entry and ``P_Y``: ``log(P(y|x) / P_Y(y)) = log c_xy + log(max col /
+    P_Y(y))`` and ``sum_x P(x) P(y|x) = P_Y(y)``, so
+    ``I = sum_x P(x) rows_x + sum_y P_Y(y) log(max col_y / P_Y(y))``; outputs with ``P_Y``
+    0 in floats (unused, or an underflow: their terms are below 1e-320) add 0.
+    """
+    used = p_y > 0
+    shift = np.einsum("y,y->", p_y[used], np.log(peak[used] / p_y[used]))
+    return max(0.0, float(np.einsum("x,x->", vector, rows) + shift))
+
+
+def _figures(matrix: np.ndarray, vector: np.ndarray, worst_case=None):
+    """Every float figure of a certificate in one pass over blocks of columns: per-output
+    leakage (:func:`_leakage`), ``P_Y``, the LDP epsilon (:func:`_ldp_epsilon`), the mutual
+    information (:func:`_mutual_information`) and, with ``worst_case`` (a function of a
+    :class:`.rounding.ColumnBlock` giving its outputs' worst-case leakage over a set of priors),
+    that per output (else None). Each figure is computed by the same block functions as alone,
+    so it is the same float.
+    """
+    total, ceiling = _totals(vector)
+    p_y = vector @ matrix
+    n, m = matrix.shape
+    per_outcome, peak, low, rows = np.empty(m), np.empty(m), np.empty(m), np.zeros(n)
+    worst = None if worst_case is None else np.empty(m)
+    for block, columns in rounding.ColumnBlock.read(matrix):
+        per_outcome[block] = _leakage_block(columns, vector, total, ceiling)
+        peak[block], low[block] = columns.peak, columns.low
+        if worst is not None:
+            worst[block] = worst_case(columns)
+        rows += _information_rows(columns)  # last: it overwrites columns.scaled
+    return per_outcome, p_y, _ldp_of(peak, low), _information(vector, rows, peak, p_y), worst
 
 
 def mutual_information_terms(matrix: np.ndarray,

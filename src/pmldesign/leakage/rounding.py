@@ -20,6 +20,8 @@ relative ``2^-49``. Overflow yields ``inf``, which is an upper bound.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,11 +50,10 @@ def total_bounds(vector: np.ndarray) -> tuple[float, float]:
 
 
 #: Certificates of an N x M mechanism are evaluated on blocks of columns of about this many
-#: entries (32 MB of floats): at N = 6000 the N x M temporaries of a whole-matrix evaluation
-#: cost page faults, not arithmetic. Measured (issue 12, N = 6000, first certificate of a
-#: process): fixed prior 1.9 s whole, 0.5 s in blocks; an l1 ball 2.2-4.5 s whole, 1.0 s in
-#: blocks (0.5 s with :func:`pmldesign.uncertainty.ball.worst_case`'s masses); blocks of 2^20 to
-#: 2^23 entries within 0.2 s of each other.
+#: entries (32 MB of floats, :class:`ColumnBlock`): it trades the temporaries' memory (one
+#: block's, not N x M) against numpy's per-call overhead and the short inner loops of narrow
+#: blocks. At 5000 x 5000, blocks of 2^16 to 2^20 entries took 1.3-2x as long as 2^22;
+#: ``benchmarks/bench_certify.py`` (time and peak memory) re-tunes it.
 BLOCK_ENTRIES = 2**22
 
 
@@ -75,21 +76,66 @@ def scaled_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return matrix / safe, peak
 
 
-def mass_lower(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``<=`` the exact ``sum_x weights[x, y] * col[x, y] / peak[y]``.
+@dataclass(frozen=True, eq=False)
+class ColumnBlock:
+    """A block of columns of a mechanism read once for every figure computed from it:
+    ``scaled`` (:func:`scaled_columns`), each column's largest and smallest entry.
 
-    ``weights`` (N x M or N x 1) are non-negative floats (themselves lower bounds of exact
-    weights); ``scaled`` comes from :func:`scaled_columns`. Error bound: module docstring.
-    A stack (k x N x 1) of weights gives the k rows of masses, each summed in the same order
-    as alone (numpy adds the rows of a reduced non-last axis one after the other).
+    ``scaled`` is a fresh array: the ball's worst case sets entries to 0 and back
+    (:func:`pmldesign.uncertainty.ball.worst_case_block`), and
+    :func:`pmldesign.leakage.measures._information_rows` overwrites it, so it reads it last.
     """
-    return sum_lower((weights * scaled).sum(axis=-2), scaled.shape[-2])
+
+    matrix: np.ndarray
+    scaled: np.ndarray
+    peak: np.ndarray
+    low: np.ndarray
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> ColumnBlock:
+        """Read ``matrix`` (a block of :func:`column_blocks`)."""
+        scaled, peak = scaled_columns(matrix)
+        return cls(matrix, scaled, peak, matrix.min(axis=0))
+
+    @classmethod
+    def read(cls, matrix: np.ndarray) -> Iterator[tuple[slice, ColumnBlock]]:
+        """Each block of :func:`column_blocks` with its slice, read into one reused buffer (a
+        block is valid until the next is read): the maxima and minima of the whole matrix
+        first (contiguous reductions, half the time of the same on each block's strided
+        view), then each block divided by its maxima into the buffer (a fresh 32 MB array per
+        block cost as much again in page faults as the division)."""
+        peak, low = matrix.max(axis=0), matrix.min(axis=0)
+        safe = np.where(peak > 0, peak, 1.0)
+        blocks = column_blocks(matrix)
+        widest = max(block.stop - block.start for block in blocks)
+        buffer = np.empty(matrix.shape[0] * widest)
+        for block in blocks:
+            scaled = buffer[: matrix.shape[0] * (block.stop - block.start)].reshape(
+                matrix.shape[0], -1)
+            np.divide(matrix[:, block], safe[block], out=scaled)
+            yield block, cls(matrix[:, block], scaled, peak[block], low[block])
+
+    @property
+    def scaled_low(self) -> np.ndarray:
+        """``scaled.min(axis=0)`` without a pass over the block: rounding is monotone, so the
+        smallest rounded quotient is the rounded quotient of the smallest entry."""
+        return self.low / np.where(self.peak > 0, self.peak, 1.0)
+
+    @property
+    def constant(self) -> np.ndarray:
+        """Columns whose entries are all equal and positive: leakage 0 for every prior."""
+        return constant_between(self.peak, self.low)
+
+    @property
+    def unused(self) -> np.ndarray:
+        """Columns of zeros (no input produces the output)."""
+        return self.peak <= 0
 
 
 def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``<=`` the exact ``sum_x vector[x] * col[x, y] / peak[y]``, as
-    :func:`mass_lower` with one weight vector: ``vector`` non-negative floats (lower bounds of
-    exact weights), ``scaled`` from :func:`scaled_columns` or exact (e.g. 0/1 masks).
+    """Per column, a float ``<=`` the exact ``sum_x vector[x] * col[x, y] / peak[y]``:
+    ``vector`` non-negative floats (lower bounds of exact weights), ``scaled`` from
+    :func:`scaled_columns` or exact (e.g. 0/1 masks). Error bound: module docstring.
 
     One ``numpy.einsum`` product (its own loops, no BLAS: the same floats on every call, and no
     N x M product); the error bound of the module docstring holds in any order of summation.
@@ -98,14 +144,16 @@ def dot_lower(vector: np.ndarray, scaled: np.ndarray) -> np.ndarray:
 
 
 def sum_lower(total: np.ndarray, n: int) -> np.ndarray:
-    """The float sum ``total`` of n such products moved below the exact sum (module
-    docstring: ``exact >= (fl - 2 n eta) (1 - 2 (n + 1) u)``)."""
+    """A float sum ``total`` of at most n non-negative products (with at most one division
+    each) moved below the exact sum (module docstring: ``exact >= (fl - 2 n eta)
+    (1 - 2 (n + 1) u)``)."""
     shrink = 1.0 - (n + 1) * TWO_U
     return np.maximum(down(down(total - 2 * n * ETA) * shrink), 0.0)
 
 
 def mass_upper(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
-    """Per column, a float ``>=`` the exact weighted sum of :func:`mass_lower`."""
+    """Per column, a float ``>=`` the exact ``sum_x weights[x, y] * col[x, y] / peak[y]``
+    (``weights`` N x M or N x 1, non-negative floats, upper bounds of exact weights)."""
     n = scaled.shape[0]
     total = (weights * scaled).sum(axis=0)
     grow = 1.0 + 2 * (n + 1) * TWO_U  # >= 1 / (1 - gamma_{n+1}) for (n + 1) u <= 1/4
@@ -129,4 +177,9 @@ def ratio_log_upper(numerator, denominator) -> np.ndarray:
 
 def constant_columns(matrix: np.ndarray) -> np.ndarray:
     """Columns whose entries are all equal and positive: leakage exactly 0 for every prior."""
-    return (matrix.max(axis=0) == matrix.min(axis=0)) & (matrix.max(axis=0) > 0)
+    return constant_between(matrix.max(axis=0), matrix.min(axis=0))
+
+
+def constant_between(peak: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """:func:`constant_columns` from each column's largest entry ``peak`` and smallest ``low``."""
+    return (peak == low) & (peak > 0)

@@ -29,8 +29,7 @@ def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
     return beta
 
 
-def _worst_masses(matrix: np.ndarray, scaled: np.ndarray, peak: np.ndarray,
-                  center: np.ndarray, beta: float) -> np.ndarray:
+def _worst_masses(columns: rounding.ColumnBlock, center: np.ndarray, beta: float) -> np.ndarray:
     """Per column, a float ``<=`` ``S min_Q <Q, col> / max col`` over the ball (``S = sum P``),
     0 where the bound cannot be certified (beta within rounding of its limit).
 
@@ -40,22 +39,27 @@ def _worst_masses(matrix: np.ndarray, scaled: np.ndarray, peak: np.ndarray,
     ``S <Q, c> = sum_x P_x c_x - s + s min c
     = sum_{x not in T} P_x c_x + (P(T) - s) + s min c``: three terms, non-negative when the
     extreme points are priors (``s <= min P <= P(T)``), each bounded below separately, so there
-    is no cancellation and no search for the argmax (a tie at the maximum is covered by
-    ``P(T)``); a column whose ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). The
-    sums are ``numpy.einsum`` sums of non-negative products (deterministic; the error bound of
-    :mod:`pmldesign.leakage.rounding` holds in any order). Measured (issue 12, N = 6000,
-    blocks of 1024 columns): 0.07 s a block, against 0.17-0.18 s with one weight matrix per
-    block and argmax/argmin.
+    is no cancellation (a tie at the maximum is covered by ``P(T)``); a column whose
+    ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). Both sums are ``numpy.einsum``
+    sums of non-negative products in a fixed order (the error bound of
+    :mod:`pmldesign.leakage.rounding` holds in any order): the first over the scaled columns
+    with the entries of T set to 0 for it (and back to 1 after, so the block's other readers
+    see it unchanged), the second over T's 0/1 mask; no copy of the block.
     """
+    scaled = columns.scaled
     if beta == 0:  # the fixed prior: the same floats as pmldesign.leakage.measures
-        return rounding.mass_lower(center[:, None], scaled)
+        return rounding.dot_lower(center, scaled)
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    top = matrix == peak[None, :]
-    rest = rounding.dot_lower(center, np.where(top, 0.0, scaled))
-    above = rounding.down(rounding.dot_lower(center, top.astype(np.float64)) - shift_high)
-    bottom = rounding.down(rounding.down(scaled.min(axis=0)) * shift_low)
+    # T: a quotient of floats x / max col (max col > 0) rounds to 1 only at x = max col, as the
+    # floats below 1 are 2^-53 apart and x <= max col (1 - 2^-53) otherwise
+    top = scaled == 1.0
+    scaled[top] = 0.0
+    rest = rounding.dot_lower(center, scaled)
+    scaled[top] = 1.0
+    above = rounding.down(rounding.dot_lower(center, top.view(np.uint8)) - shift_high)
+    bottom = rounding.down(rounding.down(columns.scaled_low) * shift_low)
     mass = rounding.down(rounding.down(rest + np.maximum(above, 0.0)) + np.maximum(bottom, 0.0))
     return np.where(above >= 0, mass, 0.0)
 
@@ -68,17 +72,17 @@ def worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarra
     unused outputs are nan. O(N M) work, on blocks of columns
     (:func:`pmldesign.leakage.rounding.column_blocks`).
     """
-    return np.concatenate([_worst_case(matrix[:, block], center, beta)
-                           for block in rounding.column_blocks(matrix)])
+    return np.concatenate([worst_case_block(columns, center, beta)
+                           for _, columns in rounding.ColumnBlock.read(matrix)])
 
 
-def _worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
+def worst_case_block(columns: rounding.ColumnBlock, center: np.ndarray,
+                     beta: float) -> np.ndarray:
     """:func:`worst_case` of one block of columns."""
-    scaled, peak = rounding.scaled_columns(matrix)
-    mass = _worst_masses(matrix, scaled, peak, center, beta)
+    mass = _worst_masses(columns, center, beta)
     values = rounding.ratio_log_upper(rounding.total_bounds(center)[1], mass)
-    values[rounding.constant_columns(matrix)] = 0.0
-    values[peak <= 0] = np.nan
+    values[columns.constant] = 0.0
+    values[columns.unused] = np.nan
     return values
 
 
@@ -95,9 +99,9 @@ def divergence_sensitivity(matrix: np.ndarray, center: np.ndarray, beta: float) 
     003, Appendix B), so the supremum is exact in O(N M); both masses are sums of non-negative
     terms (:func:`_worst_masses`).
     """
-    scaled, peak = rounding.scaled_columns(matrix)
-    used = peak > 0
-    worst = _worst_masses(matrix, scaled, peak, center, beta)
-    values = rounding.ratio_log_upper(rounding.mass_upper(center[:, None], scaled), worst)
-    values[rounding.constant_columns(matrix)] = 0.0
-    return max(0.0, float(np.max(values[used])))
+    columns = rounding.ColumnBlock.of(matrix)
+    worst = _worst_masses(columns, center, beta)
+    values = rounding.ratio_log_upper(rounding.mass_upper(center[:, None], columns.scaled),
+                                      worst)
+    values[columns.constant] = 0.0
+    return max(0.0, float(np.max(values[~columns.unused])))

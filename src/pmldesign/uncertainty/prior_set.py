@@ -58,7 +58,12 @@ from .._validation import (
     as_prior,
 )
 from ..leakage import rounding
-from ..leakage.measures import _leakage, _leakage_above_points, _leakage_worst
+from ..leakage.measures import (
+    _leakage_above_points_block,
+    _leakage_block,
+    _leakage_worst_block,
+    _totals,
+)
 from . import ball
 
 #: Unit roundoff of float64.
@@ -461,19 +466,19 @@ class PriorSet:
             return float(np.maximum(self.lower - vector, 0.0).sum()) <= tolerance
         return _hull_distance(self.vertices, vector) <= tolerance
 
-    def _box_floor(self, scaled: np.ndarray) -> np.ndarray:
+    def _box_floor(self, columns: rounding.ColumnBlock, base: np.ndarray) -> np.ndarray:
         """A box's ``min_{Q in S} <Q, c>`` for every column ``c`` of the mechanism divided by
         its largest entry (``scaled``, :func:`.rounding.scaled_columns`: unscaled, a column
         whose largest entry is subnormal had its floor underflow to 0 and certified ``inf``),
-        rounded down. The extreme points sum to at most 1.
+        rounded down. ``base``: ``<lower, c>`` summed in floats (``numpy.einsum``). The
+        extreme points sum to at most 1.
         """
-        floors = self.floors()
         total = max(1.0, math.fsum(self.lower))
         # the scaling (one rounding per entry), products and sums of non-negative floats
         # (relative error <= gamma_{n+1}), then the division by the correctly rounded total:
         # all within (n + 5) units of roundoff
-        values = floors.weights @ scaled + floors.at_min[:, None] * scaled.min(axis=0)
-        return (values / total).min(axis=0) * (1.0 - 2.0 * (self.size + 5) * UNIT)
+        values = base + self.floors().at_min[0] * columns.scaled_low
+        return values / total * (1.0 - 2.0 * (self.size + 5) * UNIT)
 
     def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
         """Largest leakage of every output over the set, rounded up (nan: output never used).
@@ -491,25 +496,31 @@ class PriorSet:
 
     def _worst_case(self, mechanism: np.ndarray) -> np.ndarray:
         """:meth:`worst_case_leakage` of a validated mechanism."""
+        return np.concatenate([self._worst_case_block(columns)
+                               for _, columns in rounding.ColumnBlock.read(mechanism)])
+
+    def _worst_case_block(self, columns: rounding.ColumnBlock) -> np.ndarray:
+        """:meth:`worst_case_leakage` of a block of columns of a validated mechanism."""
         if self.kind == "ball":
-            return ball.worst_case(mechanism, self.center, self.radius)
+            return ball.worst_case_block(columns, self.center, self.radius)
         if self.kind == "vertices":  # the fixed-prior certificate at each vertex, one code path
-            return _leakage_worst(mechanism, self.vertices, self._point_totals)
-        scaled, peak = rounding.scaled_columns(mechanism)
+            return _leakage_worst_block(columns, self.vertices, self._point_totals)
+        base = np.einsum("x,xy->y", self.lower, columns.scaled)  # <lower, c> in floats
         with np.errstate(divide="ignore", invalid="ignore"):  # log(peak / floor), peak 1
-            low = np.log(self._box_floor(scaled))
+            low = np.log(self._box_floor(columns, base))
             values = -low + 4.0 * UNIT * np.abs(low)
         # a constant column has Q_Y(y) = c <Q, 1> = c for every prior: leakage exactly 0
-        values[peak == mechanism.min(axis=0)] = 0.0
-        values[peak <= 0] = np.nan
+        values[columns.peak == columns.low] = 0.0
+        values[columns.unused] = np.nan
         # also cover the fixed-prior certificate at the extreme points built in floats, so that
         # certifying each of them (as a user would) never reports more than the set (an upper
         # bound of those N certificates in O(N M))
         if self.is_point:  # one prior: its own certificate exactly (designs match the prior's)
-            at_points = _leakage(mechanism, self.lower)[0]
+            at_points = _leakage_block(columns, self.lower, *_totals(self.lower))
         else:
-            at_points = _leakage_above_points(mechanism, self.lower, self._box_peaks,
-                                              self._box_total)
+            at_points = _leakage_above_points_block(  # the same sum moved below <lower, c>
+                columns, self.lower, self._box_peaks, self._box_total,
+                rounding.sum_lower(base, self.size))
         return np.fmax(values, at_points)
 
     def _mechanism(self, mechanism: Any) -> np.ndarray:

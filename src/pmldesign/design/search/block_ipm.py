@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from ..math.feasible import Cone
 
@@ -206,6 +205,8 @@ class _Normal:
                     + (a - b - d) ** 2 * dl + dw * (a + beta.sum(axis=1)) ** 2 + dt)
         q = de * self.phi * np.sqrt(self.kappa)[:, None]
         r = (de * beta - self.g) / np.sqrt(self.psi)[:, None]
+        import scipy.linalg  # here, not at import: it costs 0.3 s of `import pmldesign`
+
         # the upper triangle of q'q - r'r (symmetric rank-k updates: half a product each)
         schur = scipy.linalg.blas.dsyrk(1.0, q, trans=1)
         schur = scipy.linalg.blas.dsyrk(-1.0, r, beta=1.0, c=schur, trans=1, overwrite_c=1)
@@ -240,6 +241,8 @@ class _Normal:
         return v
 
     def _solve(self, r: np.ndarray) -> np.ndarray:
+        import scipy.linalg
+
         linking, width, cap = self.lp.dual(r)
         bw, bc = self._block_inverse(width, cap)
         rhs = linking - np.einsum("ij,ij->j", self.de, bw) - self.g.T @ bc
@@ -256,6 +259,8 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
     a zero shift cost 0.1 ms more at N = 100 and 2.6 ms more at N = 400 (steps of 1.7 and 35 ms).
     Raises ``np.linalg.LinAlgError`` when the shift would exceed the largest diagonal entry or
     the matrix is not finite (the shift loop never ended on a NaN diagonal)."""
+    import scipy.linalg
+
     shift = 0.0
     top = float(np.abs(np.diag(matrix)).max()) or 1.0
     while shift <= top:  # False when top is NaN or infinite
