@@ -749,13 +749,16 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     """
     start = time.monotonic()  # the limit counts from here: the checks below take 0.5 s at
     # N = 3000 over a box
-    prior, radius = normalised(prior, radius)  # searched as the certificates read it
 
     def left() -> float | None:
         return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
 
+    # certified on the prior as given, as the finalisation certifies it (its float
+    # normalisation can move the smallest share down by an ulp, and the leakage up)
+    free_certified = guarantee(prior, radius, ldp, prior_set)
+    prior, radius = normalised(prior, radius)  # searched as the certificates read it
     free, free_value = _unconstrained(prior, gain)
-    if guarantee(prior, radius, ldp, prior_set)(free) <= eps:
+    if free_certified(free) <= eps:
         return free, free_value, (
             "closed form: the unconstrained optimum (eps is at least its certified leakage, "
             "e.g. eps >= epsilon_max: the PML constraint is inactive)"
