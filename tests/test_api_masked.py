@@ -92,8 +92,7 @@ def test_the_search_reaches_the_array_boundaries():
 
 #: Boundaries that convert with their own ``np.asarray`` in modules other engineers own; each
 #: needs ``_validation.reject_masked`` on its argument (follow-up).
-OPEN = {("pmldesign.sample", 1): "sampling.py: _as_symbols",
-        ("pmldesign.empirical_prior", 0): "uncertainty/estimation.py",
+OPEN = {("pmldesign.empirical_prior", 0): "uncertainty/estimation.py",
         ("pmldesign.uncertainty.empirical_prior", 0): "uncertainty/estimation.py"}
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._errors import InvalidInputError
-from ._validation import as_mechanism, as_rng
+from ._validation import as_mechanism, as_rng, reject_masked
 
 #: Records privatised per vectorised block: small enough for the temporaries to stay in cache
 #: (about 20 bytes each), large enough that numpy's per-call overhead is negligible.
@@ -155,6 +155,7 @@ def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray
 
 
 def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
+    reject_masked(inputs, "inputs")
     try:
         array = np.asarray(inputs)
     except (TypeError, ValueError, OverflowError, RecursionError):
