@@ -1,4 +1,4 @@
-"""The soundness contract of issue 10, checked by the independent exact oracle at the edges.
+"""The soundness contract, checked by the independent exact oracle at the edges.
 
 Every epsilon that ``certify`` reports is at least the exact leakage of the given floats (prior
 read as ``p / sum p``), and every mechanism a design function returns is within its eps in exact

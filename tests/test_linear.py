@@ -183,8 +183,8 @@ def test_cli_json_matches_library():
 
 
 def test_cli_haar8_advertises_only_sound_savings():
-    """Issue 10: at alpha = 0.1, eps = 1 the CLI used to advertise Theorem 2's b = 2.940
-    ("51% noise saved"), at which a record leaks 1.273 nats. Now: the sound scale, 33% saved."""
+    """At alpha = 0.1, eps = 1 Theorem 2's scale b = 2.940 ("51% noise saved") lets a record
+    leak 1.273 nats; the CLI advertises the sound scale, 33% saved."""
     out = run_cli("laplace", "--workload", "haar:8", "--alpha", "0.1", "--eps", "1", "--json")
     data = json.loads(out.output)
     assert data["b_corollary1"] == pytest.approx(3.997013, abs=1e-6)

@@ -1,4 +1,4 @@
-"""Soundness of the Laplace bounds (issue 10): every bound against the leakage computed directly
+"""Soundness of the Laplace bounds: every bound against the leakage computed directly
 from the Laplace densities, at the hardest outputs (the noise-free answers W e_r, points between
 them, random points), and the outward rounding against an exact (fractions / 60-digit decimal)
 evaluation of eq. (7) of 000.
@@ -93,7 +93,7 @@ def test_bound_covers_search_and_is_attained_at_a_noise_free_output(name, b):
 
 
 def test_issue_counterexample_haar8():
-    """Issue 10: haar(8), b = 1, alpha = 1/8 (uniform prior): the record leaks 1.9123 nats at
+    """haar(8), b = 1, alpha = 1/8 (uniform prior): the record leaks 1.9123 nats at
     y = W e_0; Theorem 2 of 000 says 1.6987."""
     w = linear.haar(8)
     uniform = np.full(8, 1 / 8)
