@@ -183,6 +183,7 @@ def certify(
     alphabet_size: int | None = None,
     dropna: bool = False,
     exact: bool = False,
+    warn: bool = True,
 ) -> Certificate:
     """Certify a mechanism for a known prior, for every prior of an l1 ball, or from samples.
 
@@ -218,6 +219,11 @@ def certify(
         ``worst_case_epsilon`` stays the outward-rounded float certificate over the set's
         extreme points (:meth:`~pmldesign.uncertainty.PriorSet.capacity`); over a ball it is
         rational too.
+    warn : bool
+        Warn (:class:`~pmldesign.CompositionWarning`) when the mechanism has structural zeros
+        and a second independent release of it would leak more than the first, with that
+        figure (certify releases together with :func:`~pmldesign.compose`). False for a
+        mechanism that is released once.
 
     Returns
     -------
@@ -258,13 +264,22 @@ def certify(
         return _certify_composed(mechanism, prior, radius, exact)
     if isinstance(prior, PriorSet):
         cert = _certify_set(mechanism, prior, radius, exact)
-        _warn_if_second_release_leaks_more(as_mechanism(mechanism), prior, cert)
-        return cert
-    matrix, vector = as_mechanism_and_prior(mechanism, prior)
-    cert = _certificate(matrix, vector, radius, exact)
-    _warn_if_second_release_leaks_more(
-        matrix, vector if radius is None else PriorSet.ball(vector, radius), cert)
+    else:
+        matrix, vector = as_mechanism_and_prior(mechanism, prior)
+        cert = _certificate(matrix, vector, radius, exact)
+    if warn and math.isinf(cert.ldp_epsilon):  # an output impossible from some input
+        matrix, vector = as_mechanism_and_prior(mechanism, _reference(prior))
+        held = (prior if isinstance(prior, PriorSet) else
+                vector if radius is None else PriorSet.ball(vector, radius))
+        _warn_if_second_release_leaks_more(matrix, held, cert)
     return cert
+
+
+def _reference(prior):
+    """The prior vector a certificate's figures refer to (a set's reference or center)."""
+    if not isinstance(prior, PriorSet):
+        return prior
+    return prior.center if prior.kind == "ball" else prior.reference
 
 
 #: Relative difference below which the second release is taken to leak what the first does.

@@ -12,8 +12,9 @@ from .privatize import dask_workers
 
 @click.command("estimate")
 @click.argument("data", type=click.Path())
-@click.option("--column", multiple=True, help="Privatised column (default: the only one); repeat it for the columns "
-              "of a joint release (shares of the joint categories and of each column).")
+@click.option("--column", multiple=True,
+              help="Privatised column (default: the only one); repeat it for the columns of a "
+              "joint release (shares of the joint categories and of each column).")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="The mechanism that privatised it (.json, .csv or .npy).")
 @click.option("--method", default="auto", show_default=True,

@@ -24,8 +24,9 @@ def dask_workers(engine: str, workers: int | None):
 
 @click.command("privatize")
 @click.argument("data", type=click.Path())
-@click.option("--column", multiple=True, help="Column to privatise (default: the only one); repeat it for several "
-              "columns, privatised jointly (their joint categories, labels joined by ' | ').")
+@click.option("--column", multiple=True,
+              help="Column to privatise (default: the only one); repeat it for several columns, "
+              "privatised jointly (their joint categories, labels joined by ' | ').")
 @click.option("--mechanism", "mechanism_path", required=True, type=click.Path(dir_okay=False),
               help="Mechanism file: .json (labelled, from design -o mech.json), .csv or .npy.")
 @_options.seed_option("Seed: the same seed gives the same output (default: fresh randomness "

@@ -140,7 +140,7 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
     if box is None:
         cert = certify_counts(found.mechanism, counts, cal.delta, labels)
     else:  # the box holds the true prior w.p. >= 1 - delta (PriorSet.from_samples)
-        cert = dataclasses.replace(certify(found.mechanism, box), delta=cal.delta,
+        cert = dataclasses.replace(certify(found.mechanism, box, warn=False), delta=cal.delta,
                                    n_samples=cal.n_samples, prior_estimate=box.reference)
     guarantee = Guarantee(eps=cert.guarantee[0], delta=cal.delta,
                           radius=None if box is not None else cal.radius,

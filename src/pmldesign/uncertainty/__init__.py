@@ -1,8 +1,8 @@
 """Layer 2: prior sets, estimation, leakage over sets of priors and (eps, delta) calibration."""
 
 from .bounds import epsilon_after_estimation, failure_probability, samples_needed, sensitivity_bound
-from .composition import ComposedMechanism, compose
 from .calibration import Calibration, calibrate, calibrate_from_samples
+from .composition import ComposedMechanism, compose
 from .estimation import empirical_prior, l1_radius
 from .prior_set import PriorSet
 from .sets import leakage_capacity, leakage_sensitivity, lipschitz_bound, worst_case_leakage
