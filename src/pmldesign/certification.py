@@ -336,9 +336,9 @@ def _certificate(
             "radius": beta,
             "worst_case_epsilon": capacity,
             "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
-            # epsilon is rounded up and may pass -log min prior by ulps, the bound's domain end
-            "sensitivity_bound": bounds.sensitivity_bound(
-                min(epsilon, -math.log(float(vector.min()))), beta, vector
+            # raised so that the float sum epsilon + sensitivity_bound is still a bound
+            "sensitivity_bound": bounds.addend_up(
+                epsilon, bounds.sensitivity_bound(epsilon, beta, vector)
             ),
         }
     return Certificate(

@@ -1,0 +1,85 @@
+"""Searches over integers and floats for the first value a monotone predicate accepts.
+
+The bounds of :mod:`pmldesign.uncertainty.bounds` are closed forms evaluated with outward
+rounding; their inverses (a sample size, a design eps, a noise scale) start from the closed form
+and are then moved to the nearest value whose own bound, as the library evaluates it, meets the
+target.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+def smallest_count(enough, start: int, exact: bool = False) -> int | None:
+    """The smallest m >= 1 with ``enough(m)``, for a predicate that is monotone in m (false,
+    then true), searched from a guess ``start``: steps of doubling size away from it until the
+    answer is bracketed, then bisection (a few dozen calls of ``enough`` at most). Unless
+    ``exact``, beyond 2^50 the bisection stops at a relative width of 2^-50 (a float radius
+    resolves no finer) and returns the upper end, for which ``enough`` holds. None when even :data:`MAX_COUNT` is not
+    enough.
+
+    >>> smallest_count(lambda m: m * m >= 10**6, 7)
+    1000
+    >>> 10**29 < smallest_count(lambda m: m >= 10**30, 1) <= 10**30 * (1 + 2**-49)
+    True
+    """
+    start = min(max(1, start), MAX_COUNT)
+    step = max(1, start >> 40)
+    if enough(start):
+        high, low = start, start - step
+        while low >= 1 and enough(low):
+            high, step = low, step * 2
+            low = high - step
+        low = max(low, 0)
+    else:
+        low, high = start, min(start + step, MAX_COUNT)
+        while not enough(high):
+            if high == MAX_COUNT:
+                return None
+            low, step = high, step * 2
+            high = min(low + step, MAX_COUNT)
+    while high - low > (1 if exact else max(1, high >> 50)):  # enough(high), not enough(low) (or low == 0)
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+#: Sample sizes searched up to this: the eq. (7) radius of 2^2000 samples is about 2^-1000,
+#: below the ``(N + 2) 2u`` that covers a float estimate (:func:`~pmldesign.l1_radius`), so no
+#: larger count changes the radius.
+MAX_COUNT = 2**2000
+
+
+def float_step(meets, start: float, upward: bool) -> float:
+    """The float nearest to a positive ``start`` (``start`` itself if it qualifies), moving up
+    (``upward``) or down, with ``meets(x)``, for a predicate monotone in that direction; 0.0
+    moving down when no positive float qualifies, ``inf`` moving up when no finite one does.
+
+    Positive floats are ordered as their IEEE bit patterns, so the walk is
+    :func:`smallest_count` over the number of ulps.
+
+    >>> float_step(lambda x: x >= 2.5, 1.0, upward=True), float_step(lambda x: x <= 0.1, 1.0, False)
+    (2.5, 0.1)
+    """
+    if meets(start):
+        return start
+    top = _bits(start)
+    if upward:
+        limit = _bits(math.inf)
+        steps = smallest_count(lambda k: top + k >= limit or meets(_float_at(top + k)), 1, True)
+        return _float_at(min(top + steps, limit))
+    steps = smallest_count(lambda k: k >= top or meets(_float_at(top - k)), 1, True)
+    return _float_at(max(top - steps, 0))
+
+
+def _bits(value: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", value))[0]
+
+
+def _float_at(bits: int) -> float:
+    """The non-negative float whose IEEE bit pattern is ``bits``."""
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
