@@ -12,6 +12,7 @@ from scipy.special import erfcinv
 from pmldesign import InvalidInputError
 from pmldesign.additive import (
     gaussian_guarantee,
+    gaussian_guarantee_paper,
     gaussian_pml,
     gaussian_violation_probability,
     pldp_delta,
@@ -138,12 +139,17 @@ def test_guarantee_formulas():
     assert g.radius == pytest.approx(radius, rel=1e-14)
     assert g.radius == l1_radius(1000, 2, 1e-6)
     assert g.delta1 == gaussian_violation_probability(0.4, 1.5, [0.5, 0.5], radius)
-    assert g.eps_star == pytest.approx(0.4 - math.log(1 - radius * math.exp(0.4) / 2), rel=1e-14)
+    assert g.eps_star == 0.4  # delta1 is a supremum over the ball: no inflation of eps
     assert g.delta_star == pytest.approx(g.delta1 + 1e-6 - g.delta1 * 1e-6, rel=1e-14)
     eps_star, delta_star = g
     assert (eps_star, delta_star) == (g.eps_star, g.delta_star)
-    # radius e^eps >= 2: Theorem 4 gives no finite bound
-    assert gaussian_guarantee(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == math.inf
+    paper = gaussian_guarantee_paper(0.4, 1.5, [0.5, 0.5], 1000, 1e-6)
+    assert paper.eps_star == pytest.approx(0.4 - math.log(1 - radius * math.exp(0.4) / 2),
+                                           rel=1e-14)
+    assert (paper.delta1, paper.delta_star) == (g.delta1, g.delta_star)
+    # radius e^eps >= 2: Theorem 4 gives no finite bound, the tight statement still holds
+    assert gaussian_guarantee_paper(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == math.inf
+    assert gaussian_guarantee(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == 2.0
 
 
 def test_pldp_sigma_and_inverse():
