@@ -44,6 +44,8 @@ def _decimal(value: Fraction, rounding: str) -> Decimal:
 
 def exp_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
     """Rationals ``lo <= e^x <= hi``; ``(0, 0)``-like tiny or ``hi = inf`` beyond the range."""
+    if x == 0:
+        return Fraction(1), Fraction(1)
     if x > _EXP_RANGE:
         return Fraction(2) ** 1100, math.inf
     if x < -_EXP_RANGE:
@@ -53,6 +55,16 @@ def exp_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
         low = _decimal(x, ROUND_FLOOR).exp().next_minus()
         high = _decimal(x, ROUND_CEILING).exp().next_plus()
     return Fraction(low), Fraction(high)
+
+
+def expm1_upper(x: Fraction):
+    """A rational ``>= e^x - 1`` for ``x >= 0`` (``inf`` beyond the range), with full relative
+    accuracy near 0: ``x + x^2/2 + x^3`` below :data:`SERIES` (the tail ``x^3/6 + ...`` is
+    smaller), exactly 0 at 0."""
+    if x <= SERIES:
+        return x + x * x / 2 + x**3
+    high = exp_upper(x)
+    return high if high == math.inf else high - 1
 
 
 def exp_upper(x: Fraction):

@@ -15,8 +15,8 @@ def smallest_count(enough, start: int, exact: bool = False) -> int | None:
     """The smallest m >= 1 with ``enough(m)``, for a predicate that is monotone in m (false,
     then true), searched from a guess ``start``: steps of doubling size away from it until the
     answer is bracketed, then bisection (a few dozen calls of ``enough`` at most). Unless
-    ``exact``, beyond 2^50 the bisection stops at a relative width of 2^-50 (a float radius
-    resolves no finer) and returns the upper end, for which ``enough`` holds. None when even :data:`MAX_COUNT` is not
+    ``exact``, beyond 2^53 (the largest count the public functions accept) the bisection stops
+    at a relative width of 2^-50 (a float radius resolves no finer) and returns the upper end, for which ``enough`` holds. None when even :data:`MAX_COUNT` is not
     enough.
 
     >>> smallest_count(lambda m: m * m >= 10**6, 7)
@@ -39,7 +39,8 @@ def smallest_count(enough, start: int, exact: bool = False) -> int | None:
                 return None
             low, step = high, step * 2
             high = min(low + step, MAX_COUNT)
-    while high - low > (1 if exact else max(1, high >> 50)):  # enough(high), not enough(low) (or low == 0)
+    # enough(high), not enough(low) (or low == 0)
+    while high - low > (high >> 50 if high > 2**53 and not exact else 1):
         middle = (low + high) // 2
         if enough(middle):
             high = middle

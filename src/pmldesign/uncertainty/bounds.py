@@ -98,14 +98,14 @@ def sensitivity_upper(eps: Fraction, beta: Fraction, p_min: Fraction | None = No
     ``p_min`` is the exact smallest prior probability (None: unknown, the k > 1 expression
     without the cap ``e^eps <= 1 / p_min``). See :func:`sensitivity_bound`.
     """
-    growth = _enclosure.exp_upper(eps)
+    excess = _enclosure.expm1_upper(eps)  # e^eps - 1
     if p_min is not None:
-        growth = min(growth, 1 / p_min)  # every mechanism is -log p_min -PML
-    if growth == math.inf:
+        excess = min(excess, 1 / p_min - 1)  # every mechanism is -log p_min -PML
+    if excess == math.inf:
         return math.inf if beta > 0 else Fraction(0)
-    shrink = beta / 2 * growth
+    shrink = beta / 2 * (1 + excess)
     if p_min is not None and not general:
-        shrink = min(shrink, beta / 2 * (growth - 1) / p_min)
+        shrink = min(shrink, beta / 2 * excess / p_min)
     return _enclosure.neg_log_upper(1 - shrink)
 
 
