@@ -192,3 +192,38 @@ def test_small_sigma_limit():
     # -log P(x) exceeds eps, largest (e^-eps) for P(X=-1) just below e^-eps (inside the ball).
     value = gaussian_violation_probability(1.0, 0.02, [0.3, 0.7], 0.5)
     assert value == pytest.approx(math.exp(-1.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.3, 0.8, 1.2])
+@pytest.mark.parametrize("estimate", [(0.5, 0.5), (0.3, 0.7)])
+@pytest.mark.parametrize("m", [100, 1000])
+def test_tight_guarantee_holds_at_eps_for_every_true_prior_in_the_ball(eps, estimate, m):
+    """(eps, delta*) without inflating eps: for every true prior the ball can hold, the
+    violation probability at eps, integrated from the output density (scipy quad, not the
+    library's half-lines), is at most delta_1; the ball fails with probability delta_2."""
+    g = gaussian_guarantee(eps, 1.5, estimate, m, 1e-6)
+    assert g.eps_star == eps
+    lo, hi = estimate[0] - g.radius / 2, estimate[0] + g.radius / 2
+    for p_minus in np.linspace(max(lo, 1e-3), min(hi, 1 - 1e-3), 9):
+        assert violation_quad(eps, 1.5, p_minus) <= g.delta1 + 1e-9, p_minus
+    assert g.delta_star >= g.delta1 + g.delta2 - g.delta1 * g.delta2
+
+
+def test_tight_guarantee_monte_carlo():
+    """End to end: estimate the prior from m samples of a true prior, state (eps, delta*),
+    then release outputs for the true prior; the frequency of leakage above eps (under the
+    true prior) stays within delta* on average."""
+    rng = np.random.default_rng(5)
+    sigma, eps, m, true = 1.5, 0.5, 200, 0.4
+    violations, deltas = [], []
+    for _ in range(40):
+        minus = rng.binomial(m, true)
+        estimate = (minus / m, 1 - minus / m)
+        g = gaussian_guarantee(eps, sigma, estimate, m, 1e-6)
+        x = np.where(rng.random(20_000) < true, -1.0, 1.0)
+        y = x + rng.normal(0, sigma, x.size)
+        violations.append(np.mean(gaussian_pml(y, sigma, (true, 1 - true)) > eps))
+        deltas.append(g.delta_star)
+    n = 40 * 20_000
+    mean = float(np.mean(violations))
+    assert mean <= float(np.mean(deltas)) + 4 * math.sqrt(mean * (1 - mean) / n)

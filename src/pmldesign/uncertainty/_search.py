@@ -56,25 +56,31 @@ MAX_COUNT = 2**2000
 
 
 def float_step(meets, start: float, upward: bool) -> float:
-    """The float nearest to a positive ``start`` (``start`` itself if it qualifies), moving up
-    (``upward``) or down, with ``meets(x)``, for a predicate monotone in that direction; 0.0
-    moving down when no positive float qualifies, ``inf`` moving up when no finite one does.
+    """The boundary float of a predicate that holds from some point on in the direction
+    ``upward`` (``meets`` false below and true above, or the reverse when moving down): the
+    smallest (largest, moving down) positive float with ``meets(x)``, searched from a guess
+    ``start``. 0.0 moving down when no positive float qualifies, ``inf`` moving up when no
+    finite one does.
 
     Positive floats are ordered as their IEEE bit patterns, so the walk is
-    :func:`smallest_count` over the number of ulps.
+    :func:`smallest_count` over the number of ulps, away from ``start`` or back towards the
+    boundary when ``start`` already qualifies.
 
     >>> float_step(lambda x: x >= 2.5, 1.0, upward=True), float_step(lambda x: x <= 0.1, 1.0, False)
     (2.5, 0.1)
+    >>> float_step(lambda x: x >= 2.5, 7.0, upward=True)  # back down to the boundary
+    2.5
     """
-    if meets(start):
-        return start
-    top = _bits(start)
-    if upward:
-        limit = _bits(math.inf)
-        steps = smallest_count(lambda k: top + k >= limit or meets(_float_at(top + k)), 1, True)
-        return _float_at(min(top + steps, limit))
-    steps = smallest_count(lambda k: k >= top or meets(_float_at(top - k)), 1, True)
-    return _float_at(max(top - steps, 0))
+    top, sign, end = _bits(start), 1 if upward else -1, _bits(math.inf)
+
+    def at(k: int) -> float:  # k ulps from start in the direction, clamped to [0, inf]
+        return _float_at(min(max(top + sign * k, 0), end))
+
+    if meets(start):  # walk back while the predicate still holds
+        steps = smallest_count(lambda k: at(-k) == at(1 - k) or not meets(at(-k)), 1, True)
+        return at(1 - steps)
+    steps = smallest_count(lambda k: at(k) == at(k + 1) or meets(at(k)), 1, True)
+    return at(steps)
 
 
 def _bits(value: float) -> int:
