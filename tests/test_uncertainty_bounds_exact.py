@@ -268,3 +268,17 @@ def test_failure_probability_is_an_upper_bound(eps, gap, m, n):
         exact = min(Decimal(1), Decimal(2**n - 2) * (-2 * m * diff * diff).exp())
         assert Decimal(value) >= exact
         assert Decimal(value) <= exact * (1 + Decimal(2.0**-50)) + Decimal(2.0**-1074)
+
+
+def test_lipschitz_bound_is_rounded_up():
+    """Theorem 3 of 003: e^C beta with C the (rounded-up) capacity; the float returned is at
+    least the exact product for that C, on random mechanisms and radii."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(2, 5))
+        prior = rng.dirichlet(np.ones(n)) * 0.8 + 0.2 / n
+        mechanism = rng.dirichlet(np.ones(3), size=n)
+        radius = float(rng.uniform(0, 2 * prior.min()))
+        value = pml.lipschitz_bound(mechanism, prior, radius)
+        capacity = pml.leakage_capacity(mechanism, prior, radius)
+        assert oracle.exp_sum_sign([(radius, capacity)], -Fraction(value)) <= 0

@@ -7,12 +7,14 @@ The ball's math is in :mod:`pmldesign.uncertainty.ball`; these are the public fu
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_mechanism, as_mechanism_and_prior
 from ..leakage.measures import _epsilon_min
+from . import _enclosure
 from .ball import as_radius, capacity, divergence_sensitivity
 from .prior_set import PriorSet, as_prior_set
 
@@ -121,8 +123,10 @@ def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) ->
     ``eps_min`` is ``exp(C)``-Lipschitz on ``B = B_radius(center)`` in the l1 norm, with ``C`` the
     leakage capacity of Definition 5. So for every prior Q in the ball
     ``|eps_min(Q) - eps_min(center)| <= exp(C) ||Q - center||_1 <= exp(C) radius``; this returns
-    ``exp(C) * radius`` (double it for two arbitrary priors of the ball). It holds for every
-    mechanism but is looser than :func:`sensitivity_bound` (Theorem 4).
+    ``exp(C) * radius`` (double it for two arbitrary priors of the ball), with C rounded up and
+    ``exp`` enclosed (:mod:`pmldesign.uncertainty._enclosure`), so the float returned is never
+    below the exact value. It holds for every mechanism but is looser than
+    :func:`sensitivity_bound` (Theorem 4).
 
     Examples
     --------
@@ -131,4 +135,8 @@ def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) ->
     """
     matrix, vector = as_mechanism_and_prior(mechanism, center)
     beta = as_radius(radius, vector)
-    return math.exp(capacity(matrix, vector, beta)) * beta
+    worst = capacity(matrix, vector, beta)  # rounded up
+    if beta == 0 or not math.isfinite(worst):
+        return 0.0 if beta == 0 else math.inf
+    # e^C enclosed and the product rounded up: at most one ulp above e^C beta for the float C
+    return _enclosure.float_up(_enclosure.exp_upper(Fraction(worst)) * Fraction(beta))
