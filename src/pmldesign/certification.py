@@ -55,7 +55,9 @@ class Certificate(Result):
         Leakage sensitivity ``worst_case_epsilon - epsilon`` (Definition 6 of 003, exact).
     sensitivity_bound : float or None
         Theorem 4 of 003's bound on ``sensitivity`` at ``epsilon``; ``epsilon + sensitivity``
-        and ``epsilon + sensitivity_bound`` both bound ``worst_case_epsilon`` (Remark 2).
+        and ``epsilon + sensitivity_bound`` both bound ``worst_case_epsilon`` (Remark 2), also
+        as float sums: the bound is rounded up and, where the sum would round below it, raised
+        to the distance to the float above the exact sum.
     delta : float or None
         With samples: the ball holds the true prior with probability >= 1 - delta, so the
         mechanism is ``worst_case_epsilon``-PML for the true prior with probability >= 1 - delta.

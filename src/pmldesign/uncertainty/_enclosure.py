@@ -42,19 +42,26 @@ def _decimal(value: Fraction, rounding: str) -> Decimal:
         return Decimal(value.numerator) / Decimal(value.denominator)
 
 
+def _increasing(x: Fraction, function: str) -> tuple[Fraction, Fraction]:
+    """Rationals enclosing ``Decimal.<function>`` (exp or ln, both increasing and correctly
+    rounded) at ``x``: the input rounded down and up, the results one decimal ulp outward."""
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = DIGITS, MAX_EMAX, MIN_EMIN
+        low = getattr(_decimal(x, ROUND_FLOOR), function)().next_minus()
+        high = getattr(_decimal(x, ROUND_CEILING), function)().next_plus()
+    return Fraction(low), Fraction(high)
+
+
 def exp_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
-    """Rationals ``lo <= e^x <= hi``; ``(0, 0)``-like tiny or ``hi = inf`` beyond the range."""
+    """Rationals ``lo <= e^x <= hi`` (exact at 0); beyond ``|x| > 10^6`` the enclosure
+    ``(2^1100, inf)`` or ``(0, 2^-1100)``, outside every float range."""
     if x == 0:
         return Fraction(1), Fraction(1)
     if x > _EXP_RANGE:
         return Fraction(2) ** 1100, math.inf
     if x < -_EXP_RANGE:
         return Fraction(0), Fraction(2) ** -1100
-    with localcontext() as ctx:
-        ctx.prec, ctx.Emax, ctx.Emin = DIGITS, MAX_EMAX, MIN_EMIN
-        low = _decimal(x, ROUND_FLOOR).exp().next_minus()
-        high = _decimal(x, ROUND_CEILING).exp().next_plus()
-    return Fraction(low), Fraction(high)
+    return _increasing(x, "exp")
 
 
 def expm1_upper(x: Fraction):
@@ -92,12 +99,7 @@ def log1p_bounds(t: Fraction) -> tuple[Fraction, Fraction]:
     if abs(t) <= SERIES:
         middle, rest = t - t * t / 2, abs(t) ** 3
         return middle - rest, middle + rest
-    one_plus = 1 + t
-    with localcontext() as ctx:
-        ctx.prec, ctx.Emax, ctx.Emin = DIGITS, MAX_EMAX, MIN_EMIN
-        low = _decimal(one_plus, ROUND_FLOOR).ln().next_minus()
-        high = _decimal(one_plus, ROUND_CEILING).ln().next_plus()
-    return Fraction(low), Fraction(high)
+    return _increasing(1 + t, "ln")
 
 
 def neg_log_upper(x: Fraction):
