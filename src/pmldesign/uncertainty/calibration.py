@@ -23,7 +23,7 @@ from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
 from . import _enclosure
 from ._search import float_step, smallest_count
-from .bounds import sensitivity_upper
+from .bounds import inverse_min, sensitivity_upper
 from .estimation import l1_radius, prior_from_counts, radius_upper
 
 
@@ -199,23 +199,22 @@ def _candidates(target: float, beta: float, estimate) -> dict[str, float]:
             candidates["general"] = general
         first = None if estimate is None else _first_region_design(target, beta, estimate)
         if first is not None:
-            p_min = Fraction(float(estimate.min())) / sum(Fraction(float(p)) for p in estimate)
-            first = _checked(first, target, beta, p_min)
+            first = _checked(first, target, beta, inverse_min(estimate))
             if first > 0:
                 candidates["first-region"] = first
     return candidates
 
 
-def _checked(design: float, target: float, beta: float, p_min: Fraction | None) -> float:
+def _checked(design: float, target: float, beta: float, inverse: Fraction | None) -> float:
     """The largest float ``<= design`` whose bound meets the target: ``d + S <= target`` in
     exact arithmetic with S Theorem 4's bound rounded up to a float
     (:func:`pmldesign.uncertainty.bounds.sensitivity_upper`; the first-region case with the
-    estimate's ``p_min``, the general case, eq. (8), without). The closed forms of eq. (13)
+    estimate's ``1 / p_min``, ``inverse``, the general case, eq. (8), without). The closed forms of eq. (13)
     and of the first-region inverse are accurate to a few ulps of the target, so the result is
     the closed form moved down by at most a few ulps; 0 when no positive eps qualifies.
     """
     def meets(d: float) -> bool:
-        bound = _enclosure.float_up(sensitivity_upper(Fraction(d), Fraction(beta), p_min))
+        bound = _enclosure.float_up(sensitivity_upper(Fraction(d), Fraction(beta), inverse))
         return Fraction(d) + Fraction(bound) <= Fraction(target)
 
     if design <= 0 or not math.isfinite(design):

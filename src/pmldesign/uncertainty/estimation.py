@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -130,9 +131,15 @@ def radius_upper(m: int, size: int, delta: float, phi: Fraction = Fraction(2)) -
     """:func:`l1_radius` on validated inputs (any m >= 1, also beyond 2^53), as
     ``sqrt(4 L / (m phi))`` with ``L = log(2^N - 2) - log delta``: a float ``>=`` the exact
     radius, plus ``(size + 2) 2u`` for the float estimate (see :func:`l1_radius`)."""
-    log_term = log_subset_count_upper(size) + _enclosure.neg_log_upper(Fraction(delta))
-    root = float(up(math.sqrt(_enclosure.float_up(4 * log_term / (m * phi)))))
+    root = float(up(math.sqrt(_enclosure.float_up(4 * log_term_upper(size, delta) / (m * phi)))))
     return float(up(root + (size + 2) * TWO_U))
+
+
+@functools.lru_cache(maxsize=256)
+def log_term_upper(alphabet_size: int, delta: float) -> Fraction:
+    """A rational ``>= log(2^N - 2) - log delta``, the numerator of eq. (7) of 003 (cached:
+    the searches of :mod:`pmldesign.uncertainty.bounds` evaluate it for many m)."""
+    return log_subset_count_upper(alphabet_size) + _enclosure.neg_log_upper(Fraction(delta))
 
 
 def log_subset_count_upper(alphabet_size: int) -> Fraction:
