@@ -86,7 +86,7 @@ def test_certify_at_the_radius_limit_does_not_crash():
 @pytest.mark.parametrize("gap", LIMIT_GAPS)
 def test_certificate_sum_bounds_the_worst_case_near_the_radius_limit(gap):
     rng = np.random.default_rng(7)
-    for _ in range(12):
+    for _ in range(40):
         n = int(rng.integers(2, 5))
         prior = rng.dirichlet(np.ones(n))
         prior = np.maximum(prior, 0.05)

@@ -113,7 +113,9 @@ def calibrate(
     Calibration
         ``design_epsilon`` from eq. (13) of 003, ``log(e^T / (1 + (beta/2) e^T))`` with
         ``beta = l1_radius(n_samples, alphabet_size, delta)`` (method ``"general"``) or the
-        first-region value. A mechanism that is ``design_epsilon``-PML for the estimate is then
+        first-region value, moved to the largest float whose Theorem 4 bound, rounded up,
+        gives at most ``target_eps`` (exactly, and as ``epsilon_after_estimation`` evaluates
+        it). A mechanism that is ``design_epsilon``-PML for the estimate is then
         ``target_eps``-PML for the true prior with probability >= 1 - delta. When no positive
         design eps exists the result has ``method="none"``, ``design_epsilon=nan`` and an
         explanation stating the number of samples needed. Without ``prior_estimate`` the
