@@ -109,7 +109,8 @@ def test_audit_case_epsilon_is_not_below_log_2():
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.floats(0.002, 50.0), st.floats(0.01, 0.5), st.floats(0.0, 1.0))
+@given(st.one_of(st.floats(0.002, 50.0), st.floats(50.0, 1e300)), st.floats(0.01, 0.5),
+       st.floats(0.0, 1.0))
 def test_epsilon_is_an_upper_bound_within_two_ulps(b, p_min, share):
     radius = 2 * p_min * share
     value = binary_laplace_epsilon(b, p_min, radius)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from .._errors import InvalidInputError
 from .._validation import as_nonnegative, as_positive, as_real
-from ..uncertainty._enclosure import exp_lower, float_up, neg_log_upper
+from ..uncertainty._enclosure import float_up, neg_log_upper, one_minus_exp_neg_lower
 from ..uncertainty._search import float_step
 
 
@@ -37,8 +37,9 @@ def _effective_p_min(p_min, radius) -> Fraction:
 
 
 def _epsilon_upper(scale: float, p: Fraction):
-    """A rational ``>= -log(p + (1 - p) e^{-2/b})`` (eq. (16) of 003), ``inf`` if unbounded."""
-    return neg_log_upper(p + (1 - p) * exp_lower(-2 / Fraction(scale)))
+    """A rational ``>= -log(p + (1 - p) e^{-2/b})`` (eq. (16) of 003), ``inf`` if unbounded,
+    as ``-log(1 - (1 - p)(1 - e^{-2/b}))``: tight also for a huge b, where it is tiny."""
+    return neg_log_upper(1 - (1 - p) * one_minus_exp_neg_lower(2 / Fraction(scale)))
 
 
 def binary_laplace_epsilon(b, p_min, radius=0.0) -> float:
