@@ -13,7 +13,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_mechanism, as_mechanism_and_prior
-from ..leakage.measures import _epsilon_min
+from ..leakage import rounding
 from . import _enclosure
 from .ball import as_radius, capacity, divergence_sensitivity
 from .prior_set import PriorSet, as_prior_set
@@ -97,7 +97,9 @@ def leakage_sensitivity(
     Returns
     -------
     float
-        The sensitivity in nats, exact (extreme points of the ball, no sampling).
+        The sensitivity in nats, from the exact extreme points of the ball (no sampling) and
+        rounded up: never below the exact value for the given floats (the difference form
+        subtracts a lower bound of ``eps_min(P)``).
 
     Examples
     --------
@@ -113,8 +115,31 @@ def leakage_sensitivity(
     if form == "divergence":
         return divergence_sensitivity(matrix, vector, beta)
     if form == "difference":
-        return max(0.0, capacity(matrix, vector, beta) - _epsilon_min(matrix, vector))
+        worst = capacity(matrix, vector, beta)  # rounded up
+        return max(0.0, float(rounding.up(worst - _epsilon_min_lower(matrix, vector))))
     raise InvalidInputError(f"form: must be 'divergence' or 'difference', got {form!r}")
+
+
+def _epsilon_min_lower(matrix: np.ndarray, vector: np.ndarray) -> float:
+    """A float ``<=`` the exact ``eps_min`` of the mechanism for ``vector / sum(vector)``.
+
+    A difference of two bounds is a bound only when the subtrahend is rounded down: per output
+    ``log(S / sum_x p_x col_x / max col)`` with ``S`` rounded down, the mass rounded up
+    (:func:`pmldesign.leakage.rounding.mass_upper`, the error bound of that module) and the
+    logarithm moved down by its 8-ulp allowance; constant columns leak exactly 0.
+    """
+    low_total = rounding.total_bounds(vector)[0]
+    best = 0.0
+    for block in rounding.column_blocks(matrix):
+        part = matrix[:, block]
+        scaled, peak = rounding.scaled_columns(part)
+        used = (peak > 0) & ~rounding.constant_columns(part)
+        if used.any():
+            mass = rounding.mass_upper(vector[:, None], scaled[:, used])
+            value = np.log(rounding.down(low_total / mass))
+            lower = rounding.down(value - np.abs(value) * rounding.LOG_SLACK)
+            best = max(best, float(np.max(lower)))
+    return best
 
 
 def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
