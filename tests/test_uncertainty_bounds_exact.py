@@ -300,3 +300,12 @@ def test_leakage_sensitivity_difference_is_an_upper_bound():
         ball = oracle.worst_ratio(oracle.leakage_ratios(mechanism, prior, radius))
         centre = oracle.worst_ratio(oracle.leakage_ratios(mechanism, prior))
         assert oracle.compare_log(ball / centre, value) <= 0, (prior.tolist(), radius)
+
+
+@pytest.mark.parametrize("target", [710.0, 1e308])
+def test_calibrate_a_huge_target_stops_where_the_bound_becomes_infinite(target):
+    """The search for the largest design eps met an infinite bound (radius e^d >= 2)."""
+    cal = pml.calibrate(target, 1e-6, 10_000, 4)
+    d = cal.design_epsilon
+    assert eq8_at_most(d, cal.radius, target)
+    assert pml.epsilon_after_estimation(math.nextafter(d, math.inf), cal.radius) > target

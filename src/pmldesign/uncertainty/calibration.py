@@ -217,7 +217,7 @@ def _checked(design: float, target: float, beta: float, inverse: Fraction | None
     """
     def meets(d: float) -> bool:
         bound = _enclosure.float_up(sensitivity_upper(Fraction(d), Fraction(beta), inverse))
-        return Fraction(d) + Fraction(bound) <= Fraction(target)
+        return bound != math.inf and Fraction(d) + Fraction(bound) <= Fraction(target)
 
     if design <= 0 or not math.isfinite(design):
         return 0.0
