@@ -117,6 +117,37 @@ def compare_log(ratio, value: float) -> int:
             raise AssertionError(f"log ratio undecided against {value!r}")
 
 
+def exp_sum_sign(terms, constant=0) -> int:
+    """Sign of ``sum_i c_i e^{x_i} + constant`` for rationals ``(c_i, x_i)`` (floats are read
+    exactly), decided by enclosing every exponential at growing precision. Closed-form bounds
+    such as ``eps - log(1 - beta e^eps / 2) <= v`` are decided this way, as
+    ``e^{eps - v} + (beta/2) e^eps - 1 <= 0``. Terms with ``x_i = 0`` are exact; a sum
+    undecided at 5000 digits (a tie of transcendental terms) raises AssertionError."""
+    terms = [(Fraction(c), Fraction(x)) for c, x in terms]
+    constant = Fraction(constant) + sum(c for c, x in terms if x == 0)  # e^0 = 1 exactly
+    terms = [(c, x) for c, x in terms if x != 0 and c != 0]
+    if not terms:
+        return (constant > 0) - (constant < 0)
+    digits = 60
+    while digits <= 5000:
+        low = high = constant
+        for c, x in terms:
+            if abs(x) > LOG_RANGE:
+                raise AssertionError(f"exponent {float(x)} beyond the oracle's range")
+            e_low, e_high = _exp_bounds(x, digits)
+            # x itself was rounded to `digits` digits: |x| <= 2000 moves e^x by < 10^(5 - digits)
+            slack = Fraction(1, 10 ** (digits - 5))
+            e_low, e_high = e_low * (1 - slack), e_high * (1 + slack)
+            low += min(c * e_low, c * e_high)
+            high += max(c * e_low, c * e_high)
+        if low > 0:
+            return 1
+        if high < 0:
+            return -1
+        digits *= 2
+    raise AssertionError("exponential sum undecided at 5000 digits")
+
+
 def exact_log(ratio) -> float:
     """``log(ratio)`` as a float to a few ulps (for reports and tightness checks, not for
     decisions): ``log1p`` of the exact ``ratio - 1`` near 1, where a difference of logarithms

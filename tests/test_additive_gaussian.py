@@ -12,6 +12,7 @@ from scipy.special import erfcinv
 from pmldesign import InvalidInputError
 from pmldesign.additive import (
     gaussian_guarantee,
+    gaussian_guarantee_paper,
     gaussian_pml,
     gaussian_violation_probability,
     pldp_delta,
@@ -138,12 +139,17 @@ def test_guarantee_formulas():
     assert g.radius == pytest.approx(radius, rel=1e-14)
     assert g.radius == l1_radius(1000, 2, 1e-6)
     assert g.delta1 == gaussian_violation_probability(0.4, 1.5, [0.5, 0.5], radius)
-    assert g.eps_star == pytest.approx(0.4 - math.log(1 - radius * math.exp(0.4) / 2), rel=1e-14)
+    assert g.eps_star == 0.4  # delta1 is a supremum over the ball: no inflation of eps
     assert g.delta_star == pytest.approx(g.delta1 + 1e-6 - g.delta1 * 1e-6, rel=1e-14)
     eps_star, delta_star = g
     assert (eps_star, delta_star) == (g.eps_star, g.delta_star)
-    # radius e^eps >= 2: Theorem 4 gives no finite bound
-    assert gaussian_guarantee(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == math.inf
+    paper = gaussian_guarantee_paper(0.4, 1.5, [0.5, 0.5], 1000, 1e-6)
+    assert paper.eps_star == pytest.approx(0.4 - math.log(1 - radius * math.exp(0.4) / 2),
+                                           rel=1e-14)
+    assert (paper.delta1, paper.delta_star) == (g.delta1, g.delta_star)
+    # radius e^eps >= 2: Theorem 4 gives no finite bound, the tight statement still holds
+    assert gaussian_guarantee_paper(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == math.inf
+    assert gaussian_guarantee(2.0, 1.5, [0.5, 0.5], 100, 1e-6).eps_star == 2.0
 
 
 def test_pldp_sigma_and_inverse():
@@ -186,3 +192,38 @@ def test_small_sigma_limit():
     # -log P(x) exceeds eps, largest (e^-eps) for P(X=-1) just below e^-eps (inside the ball).
     value = gaussian_violation_probability(1.0, 0.02, [0.3, 0.7], 0.5)
     assert value == pytest.approx(math.exp(-1.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.3, 0.8, 1.2])
+@pytest.mark.parametrize("estimate", [(0.5, 0.5), (0.3, 0.7)])
+@pytest.mark.parametrize("m", [100, 1000])
+def test_tight_guarantee_holds_at_eps_for_every_true_prior_in_the_ball(eps, estimate, m):
+    """(eps, delta*) without inflating eps: for every true prior the ball can hold, the
+    violation probability at eps, integrated from the output density (scipy quad, not the
+    library's half-lines), is at most delta_1; the ball fails with probability delta_2."""
+    g = gaussian_guarantee(eps, 1.5, estimate, m, 1e-6)
+    assert g.eps_star == eps
+    lo, hi = estimate[0] - g.radius / 2, estimate[0] + g.radius / 2
+    for p_minus in np.linspace(max(lo, 1e-3), min(hi, 1 - 1e-3), 9):
+        assert violation_quad(eps, 1.5, p_minus) <= g.delta1 + 1e-9, p_minus
+    assert g.delta_star >= g.delta1 + g.delta2 - g.delta1 * g.delta2
+
+
+def test_tight_guarantee_monte_carlo():
+    """End to end: estimate the prior from m samples of a true prior, state (eps, delta*),
+    then release outputs for the true prior; the frequency of leakage above eps (under the
+    true prior) stays within delta* on average."""
+    rng = np.random.default_rng(5)
+    sigma, eps, m, true = 1.5, 0.5, 200, 0.4
+    violations, deltas = [], []
+    for _ in range(40):
+        minus = rng.binomial(m, true)
+        estimate = (minus / m, 1 - minus / m)
+        g = gaussian_guarantee(eps, sigma, estimate, m, 1e-6)
+        x = np.where(rng.random(20_000) < true, -1.0, 1.0)
+        y = x + rng.normal(0, sigma, x.size)
+        violations.append(np.mean(gaussian_pml(y, sigma, (true, 1 - true)) > eps))
+        deltas.append(g.delta_star)
+    n = 40 * 20_000
+    mean = float(np.mean(violations))
+    assert mean <= float(np.mean(deltas)) + 4 * math.sqrt(mean * (1 - mean) / n)

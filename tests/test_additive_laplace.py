@@ -1,6 +1,7 @@
 """Binary Laplace mechanism: Proposition 3 and eq. (16) of 003 against direct numerics."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from pmldesign import InvalidInputError
 from pmldesign.additive import binary_laplace_epsilon, binary_laplace_scale
+from tests import exact_oracle as oracle
 
 
 def direct_sup_leakage(b, p_minus, grid=400_001):
@@ -90,3 +92,40 @@ def test_scale_limits():
 def test_bad_input(call):
     with pytest.raises(InvalidInputError):
         call()
+
+
+def laplace_at_most(b: float, p_min: float, radius: float, value: float) -> bool:
+    """Eq. (16) of 003, ``-log(p + (1 - p) e^{-2/b}) <= value`` with ``p = p_min - radius/2``,
+    decided exactly: ``e^{-value} - (1 - p) e^{-2/b} - p <= 0``."""
+    p = Fraction(p_min) - Fraction(radius) / 2
+    return oracle.exp_sum_sign([(1, -Fraction(value)), (-(1 - p), -2 / Fraction(b))], -p) <= 0
+
+
+def test_audit_case_epsilon_is_not_below_log_2():
+    """fl(log 2) lies below log 2, and the leakage at b = 0.0295 is within 1e-29 of log 2."""
+    value = binary_laplace_epsilon(0.0295, 0.5)
+    assert value > math.log(2)
+    assert laplace_at_most(0.0295, 0.5, 0.0, value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.floats(0.002, 50.0), st.floats(50.0, 1e300)), st.floats(0.01, 0.5),
+       st.floats(0.0, 1.0))
+def test_epsilon_is_an_upper_bound_within_two_ulps(b, p_min, share):
+    radius = 2 * p_min * share
+    value = binary_laplace_epsilon(b, p_min, radius)
+    assert laplace_at_most(b, p_min, radius, value)
+    if value > 0:
+        below = math.nextafter(math.nextafter(value, 0.0), 0.0)
+        assert not laplace_at_most(b, p_min, radius, below)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(0.01, 5.0), st.floats(0.01, 0.5), st.floats(0.0, 0.99))
+def test_scale_meets_eps_exactly_and_is_the_smallest_float(eps, p_min, share):
+    radius = 2 * p_min * share
+    b = binary_laplace_scale(eps, p_min, radius)
+    if b == 0.0 or b < 0.002:  # no noise needed, or beyond the oracle's exponent range
+        return
+    assert laplace_at_most(b, p_min, radius, eps)
+    assert not laplace_at_most(math.nextafter(b, 0.0), p_min, radius, eps)

@@ -51,16 +51,18 @@ def files(tmp_path):
 def test_design_from_samples_subnormal_eps_and_delta(files, capsys):
     """ZeroDivisionError: the samples needed for the ball, 2 log(...) / limit^2, with
     limit^2 = 0. The command line then designs over the box of lower confidence bounds (any
-    eps > 0 is reachable over it); the ball's message is pinned through the API."""
+    eps > 0 is reachable over it); the ball's refusal is pinned through the API."""
     import pmldesign as pml
 
     code, _, err, seconds = run(["design", "--samples", files["samples"], "--target-eps",
                                  "1e-320", "--delta", "1e-320"], capsys)
     assert code == 0 and "Traceback" not in err and seconds < 30, err
     samples = np.loadtxt(files["samples"], dtype=int)
-    with pytest.raises(pml.InvalidInputError, match="samples are needed") as info:
+    with pytest.raises(pml.InvalidInputError, match="no number of samples suffices") as info:
         pml.design_from_samples(samples, 1e-320, 1e-320, kind="ball")
-    assert "about 10^6" in str(info.value)  # ~10^642 samples, said as a power of ten
+    # eq. (7) alone would ask for ~10^642 samples, but the radius also covers the rounding of
+    # the float estimate, (N + 2) 2^-52, far above the 2e-320 a positive design eps needs
+    assert "1.33e-15" in str(info.value)
 
 
 def test_calibrate_subnormal_target(capsys):
@@ -88,12 +90,13 @@ def test_binary_gaussian_subnormal_eps_answers_fast(files, capsys):
 
 
 def test_binary_gaussian_huge_eps(files, capsys):
-    """OverflowError: e^eps in eps* = eps - log(1 - radius e^eps / 2); eps* is infinite."""
+    """OverflowError: e^eps in eps* = eps - log(1 - radius e^eps / 2) of 003; the guarantee
+    holds at eps itself (delta_1 is a supremum over the ball), so eps* = eps."""
     code, out, err, _ = run(["binary", "gaussian", "--sigma", "1.5", "--samples", files["bits"],
                              "--eps", "1e308", "--json"], capsys)
     assert code == 0, err
     row = json.loads(out)["curve"][0]
-    assert row["eps_star"] is None and row["delta1"] == 0.0  # null: infinite
+    assert row["eps_star"] == 1e308 and row["delta1"] == 0.0
 
 
 @pytest.mark.parametrize("sigma", ["1e-320", "1e30"])

@@ -58,7 +58,9 @@ class Certificate(Result):
         Leakage sensitivity ``worst_case_epsilon - epsilon`` (Definition 6 of 003, exact).
     sensitivity_bound : float or None
         Theorem 4 of 003's bound on ``sensitivity`` at ``epsilon``; ``epsilon + sensitivity``
-        and ``epsilon + sensitivity_bound`` both bound ``worst_case_epsilon`` (Remark 2).
+        and ``epsilon + sensitivity_bound`` both bound ``worst_case_epsilon`` (Remark 2), also
+        as float sums: the bound is rounded up and, where the sum would round below it, raised
+        to the distance to the float above the exact sum.
     delta : float or None
         With samples: the ball holds the true prior with probability >= 1 - delta, so the
         mechanism is ``worst_case_epsilon``-PML for the true prior with probability >= 1 - delta.
@@ -452,9 +454,9 @@ def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None, r
             "radius": beta,
             "worst_case_epsilon": capacity,
             "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
-            # epsilon is rounded up and may pass -log min prior by ulps, the bound's domain end
-            "sensitivity_bound": bounds.sensitivity_bound(
-                min(epsilon, -math.log(float(vector.min()))), beta, vector
+            # raised so that the float sum epsilon + sensitivity_bound is still a bound
+            "sensitivity_bound": bounds.addend_up(
+                epsilon, bounds.sensitivity_bound(epsilon, beta, vector)
             ),
         }
     elif prior_set is not None:  # its capacity stays the float certificate when rational

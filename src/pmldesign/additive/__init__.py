@@ -3,6 +3,7 @@
 from .gaussian import (
     GaussianGuarantee,
     gaussian_guarantee,
+    gaussian_guarantee_paper,
     gaussian_pml,
     gaussian_violation_probability,
     pldp_delta,
@@ -17,6 +18,7 @@ __all__ = [
     "binary_laplace_scale",
     "empirical_mutual_information",
     "gaussian_guarantee",
+    "gaussian_guarantee_paper",
     "gaussian_pml",
     "gaussian_violation_probability",
     "pldp_delta",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import erfc, erfcinv
@@ -22,7 +23,8 @@ from .._validation import (
     as_prior,
 )
 from ..uncertainty import l1_radius
-from ..uncertainty.bounds import scaled_exp
+from ..uncertainty._enclosure import float_up
+from ..uncertainty.bounds import epsilon_after_estimation
 from ._halflines import VALUE_TOLERANCE, _Model
 
 
@@ -135,16 +137,18 @@ def _near_zero_eps(eps: float, sigma: float, c: float, p_min: float) -> float:
 
 @dataclass(frozen=True, repr=False)
 class GaussianGuarantee(Result):
-    """The (eps*, delta*)-PML guarantee of 003 Sec. VI-B; unpacks as ``eps_star, delta_star``.
+    """An (eps_star, delta_star)-PML guarantee of the binary Gaussian mechanism from an estimated
+    prior (003 Sec. VI-B); unpacks as ``eps_star, delta_star``.
 
     Attributes
     ----------
     eps, eps_star : float
-        The leakage level used in delta_1 and the guaranteed level
-        ``eps* = eps - log(1 - radius e^eps / 2)`` (``inf`` when ``radius e^eps >= 2``).
+        The leakage level used in delta_1 and the guaranteed level: ``eps`` itself
+        (:func:`gaussian_guarantee`) or 003's ``eps* = eps - log(1 - radius e^eps / 2)``
+        (:func:`gaussian_guarantee_paper`, ``inf`` when ``radius e^eps >= 2``).
     delta1, delta2, delta_star : float
         Violation probability over the ball (eq. (17)), estimation failure probability, and
-        ``delta* = delta1 + delta2 - delta1 delta2``.
+        ``delta* = delta1 + delta2 - delta1 delta2`` (rounded up).
     radius : float
         ``beta*(delta2)`` of eq. (14) of 003.
     """
@@ -161,25 +165,50 @@ class GaussianGuarantee(Result):
 
 
 def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> GaussianGuarantee:
-    """(eps*, delta*) of the binary Gaussian mechanism from an estimated prior (003 Sec. VI-B).
+    """(eps, delta*)-PML of the binary Gaussian mechanism from an estimated prior.
 
-    ``radius = beta*(delta2)`` from eq. (14) (eq. (7) with N = 2); ``delta1`` from eq. (17)
-    over the l1 ball of that radius; ``eps* = eps - log(1 - radius e^eps / 2)`` (Theorem 4 of
-    003 bounding the leakage capacity over the ball); ``delta* = delta1 + delta2 - delta1 delta2``.
+    ``radius = beta*(delta2)`` from eq. (14) of 003 (eq. (7) with N = 2); ``delta1`` from
+    eq. (17) over the l1 ball of that radius; ``delta* = delta1 + delta2 - delta1 delta2``.
+    The guaranteed level is ``eps`` itself: delta1 is already the supremum over the ball of the
+    violation probability, so it bounds the true prior's whenever the ball holds it (proof in
+    REPRODUCTION.md, "The guarantee of eq. (17) holds at eps"). 003 inflates eps to
+    ``eps* = eps - log(1 - radius e^eps / 2)``, which is sound but loose; that statement is
+    :func:`gaussian_guarantee_paper`, kept for the figures.
 
     Examples
     --------
     >>> eps_star, delta_star = gaussian_guarantee(0.5, 1.5, [0.5, 0.5], 10_000, 1e-6)
+    >>> eps_star, round(delta_star, 6)
+    (0.5, 0.344922)
+    """
+    return _guarantee(eps, sigma, prior_estimate, n_samples, delta2, inflate=False)
+
+
+def gaussian_guarantee_paper(eps, sigma, prior_estimate, n_samples, delta2) -> GaussianGuarantee:
+    """(eps*, delta*) of the binary Gaussian mechanism as stated in 003 Sec. VI-B (Figs. 6, 7).
+
+    As :func:`gaussian_guarantee`, with the level inflated to
+    ``eps* = eps - log(1 - radius e^eps / 2)`` (Theorem 4 of 003 bounding the leakage capacity
+    over the ball, :func:`~pmldesign.epsilon_after_estimation`, rounded up). Sound but loose:
+    :func:`gaussian_guarantee` holds at eps itself.
+
+    Examples
+    --------
+    >>> eps_star, delta_star = gaussian_guarantee_paper(0.5, 1.5, [0.5, 0.5], 10_000, 1e-6)
     >>> round(eps_star, 6), round(delta_star, 6)
     (0.545423, 0.344922)
     """
+    return _guarantee(eps, sigma, prior_estimate, n_samples, delta2, inflate=True)
+
+
+def _guarantee(eps, sigma, prior_estimate, n_samples, delta2, inflate: bool) -> GaussianGuarantee:
     eps = as_nonnegative(eps, "eps")
     delta2 = as_open_probability(delta2, "delta2")
     radius = l1_radius(n_samples, 2, delta2)
     delta1 = gaussian_violation_probability(eps, sigma, prior_estimate, radius)
-    shrink = 1.0 - scaled_exp(0.5 * radius, eps)
-    eps_star = eps - math.log(shrink) if shrink > 0 else math.inf
-    delta_star = delta1 + delta2 - delta1 * delta2
+    eps_star = epsilon_after_estimation(eps, radius) if inflate else eps
+    exact = Fraction(delta1) + Fraction(delta2) - Fraction(delta1) * Fraction(delta2)
+    delta_star = min(1.0, float_up(exact))
     return GaussianGuarantee(eps, eps_star, delta1, delta2, delta_star, radius)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..additive import (
     binary_laplace_scale,
     empirical_mutual_information,
-    gaussian_guarantee,
+    gaussian_guarantee_paper,
     pldp_delta,
     threshold_decode,
 )
@@ -133,7 +133,7 @@ def gaussian_curve(sigma: float, prior, ms, eps_values, delta2: float = 1e-6) ->
     rows = []
     for m in ms:
         for e in eps_values:
-            g = gaussian_guarantee(e, sigma, prior, m, delta2)
+            g = gaussian_guarantee_paper(e, sigma, prior, m, delta2)
             if math.isfinite(g.eps_star):
                 rows.append({
                     "sigma": sigma, "p_minus": float(prior[0]), "m": m, "eps": g.eps,

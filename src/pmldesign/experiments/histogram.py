@@ -41,7 +41,7 @@ def _draws(k: int, repetitions: int, rng: np.random.Generator):
 
 
 def _row(k, alpha, eps, counts, noise) -> dict:
-    b_pml = linear.histogram_noise_scale(eps, alpha)
+    b_pml = linear.histogram_noise_scale(eps, alpha, k=k)
     b_dp = linear.histogram_noise_scale(eps, 0.0)  # 2 / eps: Theorem 4 at alpha = 0 is DP
     tvd_pml, se_pml = _tvd(counts, noise, b_pml)
     tvd_dp, se_dp = _tvd(counts, noise, b_dp)

@@ -8,11 +8,13 @@ Q_alpha of Sec. III-A of 000). All bounds are in nats.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_int, as_nonnegative, as_positive
+from ..uncertainty._enclosure import float_up
 from ._rounding import (
     LIBM_ULPS,
     TINY,
@@ -209,29 +211,31 @@ def corollary1_terms(matrix: np.ndarray, b: float, alpha: float) -> np.ndarray:
     return -np.logaddexp(spread, log_w - delta.max(axis=1))
 
 
-def as_histogram_alpha(alpha) -> float:
-    value = as_nonnegative(alpha, "alpha")
-    if value > 0.5:
-        raise InvalidInputError(
-            f"alpha: must lie in [0, 1/k] with k >= 2 classes, so at most 0.5, got {value:.6g}"
-        )
-    return value
+def as_histogram_alpha(alpha, k) -> float:
+    """Validate the number of bins ``k >= 2`` and ``0 <= alpha <= 1/k``: ``alpha' <= alpha``
+    with ``k alpha' <= 1`` exactly (:func:`weights_lower`; the bounds decrease in alpha)."""
+    bins = as_int(k, "k", 2)
+    return weights_lower(as_alpha(alpha, bins), bins)[0]
 
 
-def histogram_bound(b: float, alpha: float) -> float:
+def histogram_bound(b: float, alpha: float, *, k: int = 2) -> float:
     """Theorem 4 of 002, eq. (1) (002 writes the scale ``b`` as ``h``), rounded up.
 
     ``2/b - log(1 - alpha + alpha exp(2/b)) = -log(alpha + (1 - alpha) exp(-2/b))``: eq. (7)
-    of 000 for the histogram workload (every class at l1 distance 2 from every other), so it
-    is evaluated by :func:`corollary1_upper` on two classes and never under-reports.
+    of 000 for the histogram workload (every class at l1 distance 2 from every other; the
+    value does not depend on the number of bins k), so it is evaluated by
+    :func:`corollary1_upper` on two classes and never under-reports. ``k`` only bounds alpha:
+    every bin has probability at least alpha, so ``alpha <= 1/k``.
 
     Examples
     --------
     >>> histogram_bound(1.0, 0.0), round(histogram_bound(1.0, 0.5), 6)
     (2.0, 0.566219)
+    >>> round(histogram_bound(1.0, 0.2, k=5), 4)  # alpha = 0.3 would be impossible at k = 5
+    1.1768
     """
     scale = as_positive(b, "b")
-    weight = as_histogram_alpha(alpha)
+    weight = as_histogram_alpha(alpha, k)
     return corollary1_upper(_HISTOGRAM_DISTANCES, 0.0, scale, weight)
 
 
@@ -248,23 +252,28 @@ def noiseless_threshold(alpha: float) -> float:
     return add_up(value, 2.0 * libm_error(value))
 
 
-def histogram_bound_simplified(b: float, alpha: float) -> float:
-    """The simplified histogram bound, eq. (2) of 002: ``2(1 - alpha)/b + 2 alpha^2 / b^2``.
+def histogram_bound_simplified(b: float, alpha: float, *, k: int = 2) -> float:
+    """The simplified histogram bound, eq. (2) of 002: ``2(1 - alpha)/b + 2 alpha^2 / b^2``,
+    evaluated exactly in rationals and rounded up; ``alpha <= 1/k`` for ``k`` bins.
 
     Examples
     --------
     >>> histogram_bound_simplified(2.0, 0.5)
     0.625
     """
-    scale = as_positive(b, "b")
-    weight = as_histogram_alpha(alpha)
-    if scale * scale == 0:  # subnormal b: the bound is infinite
-        return math.inf
-    return 2.0 * (1.0 - weight) / scale + 2.0 * weight**2 / (scale * scale)
+    scale = Fraction(as_positive(b, "b"))
+    weight = Fraction(as_histogram_alpha(alpha, k))
+    return float_up(2 * (1 - weight) / scale + 2 * weight**2 / (scale * scale))
 
 
 def composition_bound(k: int, b: float, alpha: float) -> float:
-    """The composition bound of Sec. IV of 002: ``(k - 1)((1 - alpha)/b + alpha^2/(2 b^2))``.
+    """The composition bound of Sec. IV of 002: ``(k - 1)((1 - alpha)/b + alpha^2/(2 b^2))``,
+    evaluated exactly in rationals and rounded up.
+
+    002 claims it for every number of bins k; it is false at k = 2 (b = 1, alpha = 0.01: 0.9901,
+    while the 2-bin histogram leaks 1.9381 nats, docs/erratum-theorem2.md), so k = 2 is refused:
+    :func:`histogram_bound` is exact there. For k >= 3 it held on every point of a grid over b
+    in [0.01, 1000] and alpha in (0, 1/k] (tests/test_linear_sound.py), but is not proved.
 
     Examples
     --------
@@ -272,8 +281,12 @@ def composition_bound(k: int, b: float, alpha: float) -> float:
     2.0
     """
     classes = as_int(k, "k", 2)
-    scale = as_positive(b, "b")
-    weight = as_alpha(alpha, classes)
-    if scale * scale == 0:  # subnormal b: the bound is infinite
-        return math.inf
-    return (classes - 1) * ((1.0 - weight) / scale + weight**2 / (2.0 * scale * scale))
+    if classes == 2:
+        raise InvalidInputError(
+            "k: the composition bound of Sec. IV of 002 is false for k = 2 (it under-reports "
+            "the leakage, docs/erratum-theorem2.md); use histogram_bound(b, alpha), exact for "
+            "2 bins"
+        )
+    scale = Fraction(as_positive(b, "b"))
+    weight = Fraction(as_histogram_alpha(alpha, classes))
+    return float_up((classes - 1) * ((1 - weight) / scale + weight**2 / (2 * scale * scale)))

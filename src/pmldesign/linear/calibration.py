@@ -157,14 +157,15 @@ def _bisect(evaluate, eps: float, hi: float) -> float:
     return hi
 
 
-def histogram_noise_scale(eps: float, alpha: float) -> float:
+def histogram_noise_scale(eps: float, alpha: float, *, k: int = 2) -> float:
     """Smallest b with ``histogram_bound(b, alpha) <= eps``: Theorem 4 of 002 inverted.
 
     ``exp(-eps) = alpha + (1 - alpha) exp(-2/b)`` gives ``b = 2 / log((1 - alpha) /
     (exp(-eps) - alpha))``, the start of the search (:func:`_bisect`) for the smallest float
     at which the outward-rounded :func:`~pmldesign.linear.histogram_bound` is at most eps.
     0.0 when ``eps >= log(1/alpha)`` (rounded up: no
-    noise is needed). With alpha = 0 this is the DP scale 2/eps (sensitivity 2).
+    noise is needed). With alpha = 0 this is the DP scale 2/eps (sensitivity 2). ``k`` is the
+    number of bins: every bin has probability at least alpha, so ``alpha <= 1/k``.
 
     Examples
     --------
@@ -176,7 +177,7 @@ def histogram_noise_scale(eps: float, alpha: float) -> float:
     True
     """
     target = as_positive(eps, "eps")
-    weight = as_histogram_alpha(alpha)
+    weight = as_histogram_alpha(alpha, k)
     if target >= noiseless_threshold(weight):
         return 0.0
     margin = math.exp(-target) - weight

@@ -3,7 +3,9 @@
 003 Sec. IV-C and IV-D: Theorem 4 (sensitivity over the l1 ball), eq. (8) (eps' for a failure
 probability delta), Corollary 3 (delta for a target eps') and its inverse (samples needed).
 Every function here uses only the design eps, the radius and, for Theorem 4's first-region
-case, the smallest prior probability: no mechanism is needed.
+case, the smallest prior probability: no mechanism is needed. They are evaluated in rationals
+with exp and log enclosed (:mod:`pmldesign.uncertainty._enclosure`): every float returned is
+on the safe side of the exact value for the given floats, also at the radius limit.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from .._validation import (
     as_positive,
     as_prior,
 )
-from ..leakage.regions import _region_thresholds
+from . import _enclosure
+from ._search import smallest_count
 from .ball import as_radius
-from .estimation import log_subset_count
+from .estimation import log_subset_count_upper, log_term_upper, radius_upper
 
 #: Relative slack for ``eps`` above ``epsilon_max`` that is attributed to floating-point rounding.
 _ROUNDING = 1e-12
@@ -39,18 +42,21 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     * ``-log(1 - radius e^eps / 2)`` otherwise (k > 1); tight when every column has a zero.
 
     The second expression holds in every region (Corollary 2 of 003); ``general=True`` returns
-    it regardless of the region. Both expressions agree at the region boundary.
+    it regardless of the region. The first is the smaller exactly in the first region, so the
+    bound is evaluated as the smaller of the two, and no float decision about the region is
+    needed. Every mechanism is ``-log p_min``-PML (footnote 4 of 003), so ``e^eps`` is capped
+    at ``1 / p_min``: at the radius limit the bound stays finite and exact.
 
     Parameters
     ----------
     eps : float
-        The mechanism's eps-PML level for ``prior``, ``0 <= eps <= -log p_min`` (every mechanism
-        is ``-log p_min``-PML, footnote 4 of 003); an excess of relative size 1e-12 (rounding
-        in a computed epsilon_min) is accepted and evaluated at ``-log p_min``.
+        The mechanism's eps-PML level for ``prior``, ``0 <= eps <= -log p_min``; an excess of
+        relative size 1e-12 (rounding in a computed epsilon) is accepted and evaluated at
+        ``-log p_min``.
     radius : float
         l1 radius beta, ``0 <= beta < 2 p_min``.
     prior : (N,) array_like
-        The reference prior P (full support).
+        The reference prior P (full support), read as ``p / sum(p)``.
     general : bool
         Use the k > 1 expression even in the first region.
 
@@ -58,7 +64,9 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     -------
     float
         Upper bound on ``max_{Q in B} D_inf(P_Y || Q_Y)`` in nats; adding ``eps`` bounds the
-        leakage capacity over the ball (Remark 2 of 003).
+        leakage capacity over the ball (Remark 2 of 003). Evaluated in rationals with ``exp``
+        and ``log`` enclosed (:mod:`pmldesign.uncertainty._enclosure`): never below the exact
+        value for the given floats, and at most one ulp (plus 1e-38 relative) above it.
 
     Examples
     --------
@@ -66,41 +74,73 @@ def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -
     0.031749
     >>> round(sensitivity_bound(math.log(9 / 8), 0.1, [.4, .2, .2, .2], general=True), 6)
     0.057894
+    >>> # the radius limit: -log(1 - (1 - 2^-53) 2 (e^eps - 1)), e^eps = 2 - 9.2e-17
+    >>> # (eps = fl(log 2))
+    >>> round(sensitivity_bound(math.log(2), math.nextafter(1.0, 0), [.5, .5]), 4)
+    36.3877
     """
     vector = as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     beta = as_radius(radius, vector)
-    p_min = float(vector.min())
-    eps_max = -math.log(p_min)
+    inverse = inverse_min(vector)
+    eps_max = math.log(inverse)
     if eps > eps_max + _ROUNDING * max(1.0, eps_max):
         raise InvalidInputError(
             f"eps: must be <= epsilon_max = -log(min prior) = {eps_max:.6g} (every mechanism is "
             f"epsilon_max-PML, footnote 4 of 003), got {eps:.6g}; pass eps={eps_max:.6g}"
         )
-    # A computed epsilon_min may exceed epsilon_max by rounding; every mechanism is
-    # epsilon_max-PML, so using epsilon_max there is exact, not a clip of a real excess.
-    eps = min(eps, eps_max)
-    first_region = eps < _region_thresholds(vector)[1]
-    if first_region and not general:
-        return -math.log1p(-0.5 * beta * math.expm1(eps) / p_min)
-    return -math.log1p(-scaled_exp(0.5 * beta, eps))
+    return _enclosure.float_up(sensitivity_upper(Fraction(eps), Fraction(beta), inverse, general))
 
 
-def scaled_exp(scale: float, eps: float) -> float:
-    """``scale * e^eps`` for ``scale >= 0``; ``inf`` when it exceeds the float range (where
-    ``math.exp`` would raise OverflowError, eps > 709), 0 when ``scale`` is 0.
+def inverse_min(prior) -> Fraction:
+    """``sum(p) / min(p)``, exactly ``1 / p_min`` for the prior read as ``p / sum(p)``.
 
-    >>> scaled_exp(0.5, 1.0) == 0.5 * math.e, scaled_exp(1e-300, 1e308)
-    (True, inf)
-    >>> round(scaled_exp(1e-300, 720.0) / (1e-300 * math.exp(360.0) * math.exp(360.0)), 9)
-    1.0
+    The exact sum is ``math.fsum`` (correctly rounded) plus the fsum of what it left out, and
+    so on until nothing is left out: one or two passes over the prior in C, where a sum of N
+    Fractions costs microseconds per entry.
+
+    >>> inverse_min([0.25, 0.5]), inverse_min([0.464, 0.536]) > 1 / 0.464  # sum: 1 + 2^-54
+    (Fraction(3, 1), True)
     """
-    if eps < 709.0:
-        return scale * math.exp(eps)
-    if scale == 0.0:
-        return 0.0
-    log_value = math.log(scale) + eps
-    return math.inf if log_value >= 709.0 else math.exp(log_value)
+    values, parts = [float(p) for p in prior], []
+    while part := math.fsum([*values, *(-x for x in parts)]):
+        parts.append(part)
+    return sum(map(Fraction, parts), Fraction(0)) / Fraction(min(values))
+
+
+def sensitivity_upper(eps: Fraction, beta: Fraction, inverse: Fraction | None = None,
+                      general: bool = False):
+    """Eq. (6) of 003 as an exact rational upper bound (or ``inf``), for validated inputs.
+
+    ``inverse`` is ``1 / p_min`` or a rational above it (:func:`inverse_min`; None: unknown, the
+    k > 1 expression without the cap ``e^eps <= 1 / p_min``). See :func:`sensitivity_bound`.
+    """
+    excess = _enclosure.expm1_upper(eps)  # e^eps - 1
+    if inverse is not None:
+        excess = min(excess, inverse - 1)  # every mechanism is -log p_min -PML
+    if excess == math.inf:
+        return math.inf if beta > 0 else Fraction(0)
+    shrink = beta / 2 * (1 + excess)
+    if inverse is not None and not general:
+        shrink = min(shrink, beta / 2 * excess * inverse)
+    return _enclosure.neg_log_upper(1 - shrink)
+
+
+def addend_up(base: float, addend: float) -> float:
+    """A float ``b >= addend`` whose float sum ``base + b`` is ``>= base + addend`` exactly, so
+    a reader who adds two reported bounds in floats still gets a bound (the sum rounds to
+    nearest and may lose half an ulp): ``addend`` itself when its sum already is, else the
+    distance from ``base`` to the float above the exact sum, rounded up.
+
+    >>> addend_up(1.0, 2.0**-53)  # 1 + 2^-53 rounds to 1; 1 + 2^-52 is the float above
+    2.220446049250313e-16
+    """
+    if not math.isfinite(base + addend):
+        return addend
+    target = Fraction(base) + Fraction(addend)
+    if Fraction(base + addend) >= target:
+        return addend
+    return _enclosure.float_up(Fraction(_enclosure.float_up(target)) - Fraction(base))
 
 
 def epsilon_after_estimation(design_eps: float, radius: float) -> float:
@@ -111,6 +151,11 @@ def epsilon_after_estimation(design_eps: float, radius: float) -> float:
     region). With ``radius = l1_radius(m, N, delta)`` this is eps'(delta) of eq. (8). When
     ``radius e^eps >= 2`` the bound is vacuous and ``inf`` is returned (never an under-report).
 
+    Evaluated in rationals with ``exp`` and ``log`` enclosed
+    (:mod:`pmldesign.uncertainty._enclosure`), so ``1 - radius e^eps / 2`` does not cancel:
+    the float returned is never below the exact eps' for the given floats and at most one ulp
+    (plus 1e-38 relative) above it.
+
     Examples
     --------
     >>> round(epsilon_after_estimation(math.log(5), 0.1), 6)  # log 5 - log(1 - 0.25) = log(20/3)
@@ -120,10 +165,7 @@ def epsilon_after_estimation(design_eps: float, radius: float) -> float:
     """
     eps = as_nonnegative(design_eps, "design_eps")
     beta = as_nonnegative(radius, "radius")
-    shrink = scaled_exp(0.5 * beta, eps)
-    if shrink >= 1.0:
-        return math.inf
-    return eps - math.log1p(-shrink)
+    return _enclosure.float_up(Fraction(eps) + sensitivity_upper(Fraction(eps), Fraction(beta)))
 
 
 def failure_probability(
@@ -132,8 +174,10 @@ def failure_probability(
     """Corollary 3 of 003: delta_min for a target ``eps' >= eps``, capped at 1.
 
     ``delta_min(eps') <= (2^N - 2) exp(-2 m (e^-eps - e^-eps')^2)``; values above one are
-    vacuous and reported as 1 (as in Fig. 3a of 003). Evaluated in log space, so large N and m
-    neither overflow nor underflow to a wrong value before the cap.
+    vacuous and reported as 1 (as in Fig. 3a of 003). Evaluated in rationals with ``exp`` and
+    ``log`` enclosed (the difference as ``e^-eps (1 - e^-(eps' - eps))``, no cancellation), so
+    large N and m neither overflow nor underflow: the float returned is never below the exact
+    value and at most one ulp (plus 1e-38 relative) above it.
 
     Examples
     --------
@@ -146,9 +190,17 @@ def failure_probability(
     target = _target(target_eps, eps)
     m = as_int(n_samples, "n_samples", minimum=1)
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
-    gap = math.exp(-eps) - math.exp(-target)
-    log_delta = log_subset_count(size) - 2.0 * m * gap * gap
-    return math.exp(min(0.0, log_delta))
+    gap = _gap_lower(eps, target)
+    log_delta = log_subset_count_upper(size) - 2 * m * gap * gap
+    if log_delta >= 0:
+        return 1.0
+    return _enclosure.float_up(_enclosure.exp_upper(log_delta))
+
+
+def _gap_lower(eps: float, target: float) -> Fraction:
+    """A rational ``<= e^-eps - e^-target`` (``target >= eps``), as ``e^-eps (1 - e^-d)``."""
+    return _enclosure.exp_lower(-Fraction(eps)) * _enclosure.one_minus_exp_neg_lower(
+        Fraction(target) - Fraction(eps))
 
 
 def samples_needed(design_eps: float, target_eps: float, delta: float, alphabet_size: int) -> int:
@@ -156,7 +208,10 @@ def samples_needed(design_eps: float, target_eps: float, delta: float, alphabet_
 
     Inverting Corollary 3 (equivalently eq. (8) with eq. (7)): the radius of eq. (7) must not
     exceed ``2 (e^-eps - e^-eps')``, i.e.
-    ``m >= (log(2^N - 2) - log delta) / (2 (e^-eps - e^-eps')^2)``.
+    ``m >= (log(2^N - 2) - log delta) / (2 (e^-eps - e^-eps')^2)``. The closed form is only the
+    start of a search: the m returned is the smallest for which
+    ``epsilon_after_estimation(design_eps, l1_radius(m, N, delta)) <= target_eps`` as the
+    library evaluates it (both rounded up, so the guarantee also holds exactly).
 
     Examples
     --------
@@ -172,33 +227,26 @@ def samples_needed(design_eps: float, target_eps: float, delta: float, alphabet_
         )
     delta = as_open_probability(delta, "delta")
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
-    limit = 2.0 * (math.exp(-eps) - math.exp(-target))
-    return min_samples(limit, log_subset_count(size) - math.log(delta))
 
+    def enough(m: int) -> bool:
+        return epsilon_after_estimation(eps, radius_upper(m, size, delta)) <= target
 
-def min_samples(limit: float, log_term: float, strict: bool = False) -> int:
-    """Smallest m whose eq. (7) radius ``sqrt(2 log_term / m)`` is <= limit (< when ``strict``).
-
-    ``log_term = log(2^N - 2) - log delta``. The closed form ``2 log_term / limit^2`` is rounded
-    and then checked against eq. (7) itself, so the last ulp of rounding cannot break the bound.
-    When the closed form leaves the float range (a subnormal ``limit``: eps near 0), it is
-    evaluated exactly in rationals instead.
-
-    >>> 10**639 < min_samples(2e-320, 1.0) < 10**640  # 2 / (2e-320)^2 = 5e639: beyond floats
-    True
-    """
-    quotient = 2.0 * log_term / (limit * limit) if limit * limit > 0 else math.inf
-    if not math.isfinite(quotient):
-        exact = Fraction(2.0 * log_term) / Fraction(limit) ** 2
-        return max(1, math.floor(exact) + 1 if strict else math.ceil(exact))
-    count = max(1, math.ceil(quotient))
-    while _too_wide(math.sqrt(2.0 / count * log_term), limit, strict):
-        count += 1
+    count = smallest_count(enough, _closed_form_count(2 * _gap_lower(eps, target), size, delta))
+    if count is None:
+        raise InvalidInputError(
+            f"target_eps: {target!r} is too close to design_eps = {eps!r}: no sample size gives "
+            f"it, as the radius of a float estimate is at least {(size + 2) * 2.0**-52:.3g} "
+            f"(eq. (7) of 003 and the estimate's rounding); ask for a larger target_eps"
+        )
     return count
 
 
-def _too_wide(radius: float, limit: float, strict: bool) -> bool:
-    return radius >= limit if strict else radius > limit
+def _closed_form_count(limit: Fraction, size: int, delta: float) -> int:
+    """``ceil(2 L / limit^2)`` with ``L = log(2^N - 2) - log delta`` (upper bound): the m at
+    which the eq. (7) radius reaches ``limit``, the start of :func:`smallest_count`."""
+    if limit <= 0:
+        return 2**64
+    return max(1, math.ceil(2 * log_term_upper(size, delta) / (limit * limit)))
 
 
 def _target(target_eps: float, design_eps: float) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -20,8 +21,10 @@ from .._errors import InvalidInputError
 from .._results import Result
 from .._validation import as_int, as_open_probability, as_positive, as_prior
 from ..leakage.regions import _region_thresholds
-from .bounds import min_samples
-from .estimation import l1_radius, log_subset_count, prior_from_counts
+from . import _enclosure
+from ._search import float_step, smallest_count
+from .bounds import inverse_min, sensitivity_upper
+from .estimation import l1_radius, prior_from_counts, radius_upper
 from .prior_set import PriorSet
 
 
@@ -118,7 +121,9 @@ def calibrate(
     Calibration
         ``design_epsilon`` from eq. (13) of 003, ``log(e^T / (1 + (beta/2) e^T))`` with
         ``beta = l1_radius(n_samples, alphabet_size, delta)`` (method ``"general"``) or the
-        first-region value. A mechanism that is ``design_epsilon``-PML for the estimate is then
+        first-region value, moved to the largest float whose Theorem 4 bound, rounded up,
+        gives at most ``target_eps`` (exactly, and as ``epsilon_after_estimation`` evaluates
+        it). A mechanism that is ``design_epsilon``-PML for the estimate is then
         ``target_eps``-PML for the true prior with probability >= 1 - delta. When no positive
         design eps exists the result has ``method="none"``, ``design_epsilon=nan`` and an
         explanation stating the number of samples needed. Without ``prior_estimate`` the
@@ -141,16 +146,9 @@ def calibrate(
         "target_eps": target, "delta": delta, "n_samples": m, "alphabet_size": size,
         "radius": beta, "prior_estimate": estimate,
     }  # fmt: skip
-    candidates = {}
-    if estimate is None or beta < 2.0 * estimate.min():
-        general = _general_design(target, beta)
-        if general > 0:
-            candidates["general"] = general
-        first = None if estimate is None else _first_region_design(target, beta, estimate)
-        if first is not None:
-            candidates["first-region"] = first
+    candidates = _candidates(target, beta, estimate)
     if not candidates:
-        why = _explain(target, beta, delta, size, estimate)
+        why = _explain(target, beta, delta, m, size, estimate)
         return Calibration(design_epsilon=math.nan, method="none", explanation=why, **result)
     method = max(candidates, key=candidates.get)
     design = candidates[method]
@@ -238,6 +236,39 @@ def category_inputs(samples, alphabet_size=None, categories=None, dropna: bool =
     return labels, counts
 
 
+def _candidates(target: float, beta: float, estimate) -> dict[str, float]:
+    """The positive design eps of each method that applies, each checked against its bound."""
+    candidates = {}
+    if estimate is None or beta < 2.0 * estimate.min():
+        general = _checked(_general_design(target, beta), target, beta, None)
+        if general > 0:
+            candidates["general"] = general
+        first = None if estimate is None else _first_region_design(target, beta, estimate)
+        if first is not None:
+            first = _checked(first, target, beta, inverse_min(estimate))
+            if first > 0:
+                candidates["first-region"] = first
+    return candidates
+
+
+def _checked(design: float, target: float, beta: float, inverse: Fraction | None) -> float:
+    """The largest float ``<= design`` whose bound meets the target: ``d + S <= target`` in
+    exact arithmetic with S Theorem 4's bound rounded up to a float
+    (:func:`pmldesign.uncertainty.bounds.sensitivity_upper`; the first-region case with the
+    estimate's ``1 / p_min``, ``inverse``, the general case, eq. (8), without). The closed
+    forms of eq. (13) and of the first-region inverse are accurate to a few ulps of the
+    target, so the result is the closed form moved down by at most a few ulps; 0 when no
+    positive eps qualifies.
+    """
+    def meets(d: float) -> bool:
+        bound = _enclosure.float_up(sensitivity_upper(Fraction(d), Fraction(beta), inverse))
+        return bound != math.inf and Fraction(d) + Fraction(bound) <= Fraction(target)
+
+    if design <= 0 or not math.isfinite(design):
+        return 0.0
+    return float_step(meets, design, upward=False)
+
+
 def _general_design(target: float, beta: float) -> float:
     """eq. (13) of 003: ``log(e^T / (1 + (beta/2) e^T))``, the inverse of eq. (8); as
     ``-log(e^-T + beta/2)`` where ``e^T`` overflows."""
@@ -261,9 +292,8 @@ def _first_region_design(target: float, beta: float, estimate: np.ndarray) -> fl
     return design if design < _region_thresholds(estimate)[1] else None
 
 
-def _explain(target: float, beta: float, delta: float, size: int, estimate) -> str:
+def _explain(target: float, beta: float, delta: float, m: int, size: int, estimate) -> str:
     """Why no positive design eps exists, with the number of samples that would suffice."""
-    log_term = log_subset_count(size) - math.log(delta)
     limits = {"a positive eps to design for (eq. (13) of 003) needs a distance":
               2.0 * -math.expm1(-target)}
     if estimate is not None:
@@ -271,12 +301,24 @@ def _explain(target: float, beta: float, delta: float, size: int, estimate) -> s
                "stays in the simplex): distance"] = 2 * estimate.min()
     rules = "; ".join(
         f"{rule} < {limit:.6g}" for rule, limit in limits.items() if beta >= limit
-    )
-    needed = max(min_samples(limit, log_term, strict=True) for limit in limits.values())
+    ) or "Theorem 4 of 003 leaves no positive eps to design for"
+
+    def enough(count: int) -> bool:
+        return count > m and bool(_candidates(target, radius_upper(count, size, delta), estimate))
+
+    # the radius shrinks as 1 / sqrt(m): m (beta / limit)^2 brings it to the limit
+    guess = max(m + 1, *(math.ceil(m * (Fraction(beta) / Fraction(limit)) ** 2)
+                         for limit in limits.values() if limit > 0))
+    needed = smallest_count(enough, guess)
     same = " (for an estimate with the same smallest probability)" if estimate is not None else ""
+    if needed is None:
+        tail = (f"no number of samples suffices: the rounding of a float estimate alone keeps "
+                f"the radius above {(size + 2) * 2.0**-52:.3g}")
+    else:
+        count = needed if needed < 10**15 else f"about 10^{len(str(needed)) - 1}"
+        tail = (f"at least {count} samples are needed for delta = {delta:.3g} and {size} "
+                f"values{same}")
     return (
         f"the true prior may be as far as l1 distance {beta:.6g} from its estimate "
-        f"(beta*(delta), eq. (7) of 003), too far: {rules}; at least "
-        f"{needed if needed < 10**15 else f'about 10^{len(str(needed)) - 1}'} "
-        f"samples are needed for delta = {delta:.3g} and {size} values{same}"
+        f"(beta*(delta), eq. (7) of 003), too far: {rules}; {tail}"
     )

@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from .._errors import InvalidInputError
 from .._memory import require_memory
 from .._validation import as_int, as_open_probability, as_real
 from ..leakage.rounding import TWO_U, up
+from . import _enclosure
 
 
 def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
@@ -101,8 +104,12 @@ def l1_radius(
     alphabet is known to be unbalanced (``kappa_P < 1/2``). ``kappa = 1/2`` recovers eq. (7).
     Never plug in the kappa of the estimate itself: that is not a guarantee.
 
-    The float returned is rounded up (:func:`_outward`), so the ball around the float estimate
-    contains the exact one.
+    The float returned is rounded up: the radius is evaluated in rationals with the logarithms
+    enclosed (:mod:`pmldesign.uncertainty._enclosure`) and its square root rounded up (at most
+    2 ulps above the exact radius), then widened by the l1 distance between the exact
+    ``counts / m`` and the float estimate read as ``p / sum(p)`` (each entry within u
+    relative, the sum within (N - 1) u: at most ``(N + 2) 2u``), so the ball around the float
+    estimate contains the exact one.
 
     Examples
     --------
@@ -112,29 +119,41 @@ def l1_radius(
     m = as_int(n_samples, "n_samples", minimum=1)
     size = as_int(alphabet_size, "alphabet_size", minimum=2)
     delta = as_open_probability(delta, "delta")
-    log_term = log_subset_count(size) - math.log(delta)
     if kappa is None:
-        return _outward(math.sqrt(2.0 / m * log_term), size)
+        return radius_upper(m, size, delta)
     kap = as_real(kappa, "kappa")
     if not 0 < kap <= 0.5:
         raise InvalidInputError(f"kappa: must lie in (0, 0.5], got {kap}")
-    return _outward(2.0 * math.sqrt(log_term / (m * _phi(kap))), size)
+    return radius_upper(m, size, delta, _phi_lower(Fraction(kap)))
 
 
-def _outward(radius: float, size: int) -> float:
-    """Round a float radius up: 8 ulps for its evaluation (a few roundings, log and sqrt), plus
-    the l1 distance between the exact ``counts / m`` and the float estimate read as
-    ``p / sum(p)`` (each entry within u relative, the sum within (N - 1) u: <= (N + 2) 2u)."""
-    return float(up(up(radius * (1.0 + 8 * TWO_U)) + (size + 2) * TWO_U))
+def radius_upper(m: int, size: int, delta: float, phi: Fraction = Fraction(2)) -> float:
+    """:func:`l1_radius` on validated inputs (any m >= 1, also beyond 2^53), as
+    ``sqrt(4 L / (m phi))`` with ``L = log(2^N - 2) - log delta``: a float ``>=`` the exact
+    radius, plus ``(size + 2) 2u`` for the float estimate (see :func:`l1_radius`)."""
+    root = float(up(math.sqrt(_enclosure.float_up(4 * log_term_upper(size, delta) / (m * phi)))))
+    return float(up(root + (size + 2) * TWO_U))
 
 
-def log_subset_count(alphabet_size: int) -> float:
-    """``log(2^N - 2)``, the union-bound factor of Theorem 2 of 003 (no overflow for large N)."""
-    return alphabet_size * math.log(2.0) + math.log1p(-(2.0 ** (1 - alphabet_size)))
+@functools.lru_cache(maxsize=256)
+def log_term_upper(alphabet_size: int, delta: float) -> Fraction:
+    """A rational ``>= log(2^N - 2) - log delta``, the numerator of eq. (7) of 003 (cached:
+    the searches of :mod:`pmldesign.uncertainty.bounds` evaluate it for many m)."""
+    return log_subset_count_upper(alphabet_size) + _enclosure.neg_log_upper(Fraction(delta))
 
 
-def _phi(p: float) -> float:
-    """``phi(p) = log((1-p)/p) / (1 - 2p)``, ``phi(1/2) = 2`` (003 Sec. II-B)."""
-    if abs(p - 0.5) < 1e-12:
-        return 2.0
-    return math.log((1.0 - p) / p) / (1.0 - 2.0 * p)
+def log_subset_count_upper(alphabet_size: int) -> Fraction:
+    """A rational ``>= log(2^N - 2)``, the union-bound factor of Theorem 2 of 003 (``N log 2``
+    beyond N = 1000, where ``log(1 - 2^(1-N))`` is below the enclosure's resolution)."""
+    if alphabet_size <= 1000:
+        return _enclosure.log_bounds(Fraction(2**alphabet_size - 2))[1]
+    return alphabet_size * _enclosure.log_bounds(Fraction(2))[1]
+
+
+def _phi_lower(p: Fraction) -> Fraction:
+    """A rational ``<= phi(p) = log((1-p)/p) / (1 - 2p)``, ``phi(1/2) = 2`` (003 Sec. II-B),
+    as ``log1p((1 - 2p)/p) / (1 - 2p)``: no cancellation near 1/2."""
+    if p == Fraction(1, 2):
+        return Fraction(2)
+    spread = 1 - 2 * p
+    return _enclosure.log1p_bounds(spread / p)[0] / spread

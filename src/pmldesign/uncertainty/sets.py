@@ -7,12 +7,14 @@ The ball's math is in :mod:`pmldesign.uncertainty.ball`; these are the public fu
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_mechanism, as_mechanism_and_prior
-from ..leakage.measures import _epsilon_min
+from ..leakage import rounding
+from . import _enclosure
 from .ball import as_radius, capacity, divergence_sensitivity
 from .prior_set import PriorSet, as_prior_set
 
@@ -95,7 +97,9 @@ def leakage_sensitivity(
     Returns
     -------
     float
-        The sensitivity in nats, exact (extreme points of the ball, no sampling).
+        The sensitivity in nats, from the exact extreme points of the ball (no sampling) and
+        rounded up: never below the exact value for the given floats (the difference form
+        subtracts a lower bound of ``eps_min(P)``).
 
     Examples
     --------
@@ -111,8 +115,31 @@ def leakage_sensitivity(
     if form == "divergence":
         return divergence_sensitivity(matrix, vector, beta)
     if form == "difference":
-        return max(0.0, capacity(matrix, vector, beta) - _epsilon_min(matrix, vector))
+        worst = capacity(matrix, vector, beta)  # rounded up
+        return max(0.0, float(rounding.up(worst - _epsilon_min_lower(matrix, vector))))
     raise InvalidInputError(f"form: must be 'divergence' or 'difference', got {form!r}")
+
+
+def _epsilon_min_lower(matrix: np.ndarray, vector: np.ndarray) -> float:
+    """A float ``<=`` the exact ``eps_min`` of the mechanism for ``vector / sum(vector)``.
+
+    A difference of two bounds is a bound only when the subtrahend is rounded down: per output
+    ``log(S / sum_x p_x col_x / max col)`` with ``S`` rounded down, the mass rounded up
+    (:func:`pmldesign.leakage.rounding.mass_upper`, the error bound of that module) and the
+    logarithm moved down by its 8-ulp allowance; constant columns leak exactly 0.
+    """
+    low_total = rounding.total_bounds(vector)[0]
+    best = 0.0
+    for block in rounding.column_blocks(matrix):
+        part = matrix[:, block]
+        scaled, peak = rounding.scaled_columns(part)
+        used = (peak > 0) & ~rounding.constant_columns(part)
+        if used.any():
+            mass = rounding.mass_upper(vector[:, None], scaled[:, used])
+            value = np.log(rounding.down(low_total / mass))
+            lower = rounding.down(value - np.abs(value) * rounding.LOG_SLACK)
+            best = max(best, float(np.max(lower)))
+    return best
 
 
 def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
@@ -121,8 +148,10 @@ def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) ->
     ``eps_min`` is ``exp(C)``-Lipschitz on ``B = B_radius(center)`` in the l1 norm, with ``C`` the
     leakage capacity of Definition 5. So for every prior Q in the ball
     ``|eps_min(Q) - eps_min(center)| <= exp(C) ||Q - center||_1 <= exp(C) radius``; this returns
-    ``exp(C) * radius`` (double it for two arbitrary priors of the ball). It holds for every
-    mechanism but is looser than :func:`sensitivity_bound` (Theorem 4).
+    ``exp(C) * radius`` (double it for two arbitrary priors of the ball), with C rounded up and
+    ``exp`` enclosed (:mod:`pmldesign.uncertainty._enclosure`), so the float returned is never
+    below the exact value. It holds for every mechanism but is looser than
+    :func:`sensitivity_bound` (Theorem 4).
 
     Examples
     --------
@@ -131,4 +160,8 @@ def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) ->
     """
     matrix, vector = as_mechanism_and_prior(mechanism, center)
     beta = as_radius(radius, vector)
-    return math.exp(capacity(matrix, vector, beta)) * beta
+    worst = capacity(matrix, vector, beta)  # rounded up
+    if beta == 0 or not math.isfinite(worst):
+        return 0.0 if beta == 0 else math.inf
+    # e^C enclosed and the product rounded up: at most one ulp above e^C beta for the float C
+    return _enclosure.float_up(_enclosure.exp_upper(Fraction(worst)) * Fraction(beta))
