@@ -26,6 +26,7 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..math.feasible import cap_coefficients
+from ..status import Status
 
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 TOLERANCE = 1e-10
@@ -36,7 +37,7 @@ ROUNDING = 1e-12
 @dataclass(frozen=True)
 class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
-    the search ended (``"optimal"``, ``"time limit"``, ``"stalled"``), the outputs in the final
+    the search ended (a :class:`.Status`), the outputs in the final
     restricted LP, the number of LP solves, the solver that found the mechanism and, from output
     generation, row-sum multipliers: an interior racer's converged ones, else the duals of the
     winner's last LP (``None`` when neither exists); ``entries`` is the number of the compact
@@ -45,7 +46,7 @@ class LinearSolution:
     mechanism: np.ndarray
     value: float
     upper_bound: float
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
     outputs: int = 0
     rounds: int = 1
     solver: str = "HiGHS"

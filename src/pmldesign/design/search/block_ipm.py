@@ -29,13 +29,11 @@ certified bound comes from the exact pricing as always.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from ..math.feasible import Cone
 
@@ -207,6 +205,8 @@ class _Normal:
         q = de * self.phi * np.sqrt(self.kappa)[:, None]
         r = (de * beta - self.g) / np.sqrt(self.psi)[:, None]
         # the upper triangle of q'q - r'r (symmetric rank-k updates: half a product each)
+        import scipy.linalg  # here, not at import: it is most of pmldesign's import time
+
         schur = scipy.linalg.blas.dsyrk(1.0, q, trans=1)
         schur = scipy.linalg.blas.dsyrk(-1.0, r, beta=1.0, c=schur, trans=1, overwrite_c=1)
         diagonal = np.arange(len(schur))
@@ -240,6 +240,8 @@ class _Normal:
         return v
 
     def _solve(self, r: np.ndarray) -> np.ndarray:
+        import scipy.linalg
+
         linking, width, cap = self.lp.dual(r)
         bw, bc = self._block_inverse(width, cap)
         rhs = linking - np.einsum("ij,ij->j", self.de, bw) - self.g.T @ bc
@@ -256,6 +258,8 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
     a zero shift cost 0.1 ms more at N = 100 and 2.6 ms more at N = 400 (steps of 1.7 and 35 ms).
     Raises ``np.linalg.LinAlgError`` when the shift would exceed the largest diagonal entry or
     the matrix is not finite (the shift loop never ended on a NaN diagonal)."""
+    import scipy.linalg
+
     shift = 0.0
     top = float(np.abs(np.diag(matrix)).max()) or 1.0
     while shift <= top:  # False when top is NaN or infinite
@@ -308,13 +312,12 @@ def _start(lp: _Lp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None = None,
-                   deadline: float = math.inf, stop: threading.Event | None = None,
-                   tolerance: float = TOLERANCE,
+                   deadline: float = math.inf, tolerance: float = TOLERANCE,
                    accept: Callable[[InteriorPoint], bool] | None = None) -> InteriorPoint:
     """Mehrotra's predictor-corrector with Gondzio's correctors on the compact LP over
     ``outputs`` (all by default) until :data:`TOLERANCE`, :data:`STEPS`, a stall
-    (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds), ``stop`` (set by another
-    thread) or ``accept``, offered every point within :data:`ACCEPT_BELOW`, takes one; returns
+    (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds) or ``accept``, offered every
+    point within :data:`ACCEPT_BELOW`, takes one; returns
     that point, else the best point of the run.
 
     Examples
@@ -354,7 +357,7 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
             best = (max(gap, residual), x.copy(), y.copy(), z.copy(), gap, steps)
         if ((gap < tolerance and residual < tolerance) or steps >= STEPS
                 or (best[0] < STALL_BELOW and steps - best[5] >= STALL)
-                or time.monotonic() >= deadline or (stop is not None and stop.is_set())):
+                or time.monotonic() >= deadline):
             break
         try:
             newton = _Newton(lp, x, z)

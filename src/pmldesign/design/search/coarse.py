@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...uncertainty.prior_set import PriorSet
+from ..budget import UNLIMITED, Budget
 from ..math.feasible import Cone, FeasibleSet
 from .cone_pricing import make_cone
 from .linear_gain import certified_bound, solve_linear_gain
@@ -82,10 +83,10 @@ def runs(prior: np.ndarray, k: int) -> np.ndarray:
 
 
 def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
-                       time_limit: float | None) -> Coarse:
+                       budget: Budget = UNLIMITED) -> Coarse:
     """Maximise ``sum weights * M`` over mechanisms constant on runs of consecutive inputs of
     about equal mass under ``prior`` (module docstring), the runs' LP in
-    :data:`COARSE_SHARE` of ``time_limit`` and the bound within it; the lifted mechanism is
+    :data:`COARSE_SHARE` of ``budget`` and the bound within it; the lifted mechanism is
     raw, as HiGHS returns mechanisms: in ``cone`` up to its tolerance and the rounding of the
     runs' sums (a column may hold 1e-17 of noise), which the design's finalisation repairs;
     ``upper_bound`` bounds the design over every mechanism.
@@ -97,23 +98,23 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
     >>> prior = np.full(n, 1 / n)
     >>> x = np.arange(n)
     >>> weights = prior[:, None] * -np.abs(x[:, None] - x[None, :]) / n
-    >>> found = coarse_linear_gain(weights, prior, make_cone(prior, 1.0, 0.0, n), None)
+    >>> found = coarse_linear_gain(weights, prior, make_cone(prior, 1.0, 0.0, n))
     >>> found.runs, found.status, found.mechanism.shape
     (192, 'optimal', (400, 400))
     >>> value = float(np.sum(weights * found.mechanism))  # the optimum lies in between
     >>> round(value, 4), round(found.upper_bound, 4)
-    (-0.0988, -0.0985)
+    (-0.0988, -0.0986)
     >>> bool(np.allclose(found.mechanism.sum(axis=1), 1.0))
     True
     """
-    deadline = math.inf if time_limit is None else time.monotonic() + time_limit
+    deadline = budget.deadline
     starts, lengths = _cut(prior, RUNS)
     ends = starts + lengths
     run_gain = np.stack([weights[s:e].sum(axis=0) for s, e in zip(starts, ends, strict=True)])
     run_nu = np.add.reduceat(cone.nu, starts)
     solution = solve_linear_gain(run_gain[:, _distinct_best(run_gain)],
                                  dataclasses.replace(cone, nu=run_nu / run_nu.sum()),
-                                 None if time_limit is None else COARSE_SHARE * time_limit)
+                                 budget.share(COARSE_SHARE))
     mechanism, value = _lift(solution.mechanism, lengths, run_gain)
     upper_bound, pricing = math.inf, 0.0
     if solution.multipliers is not None:

@@ -35,12 +35,10 @@ import itertools
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from .parallel import cores
 from .subset_windows import MAX_ITEMS, RangeMax, SubsetWindows, subset_members, subset_sums
 
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
@@ -326,13 +324,6 @@ FIRST_RETRY = 32
 #: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 11.9 -> 10.0 s),
 #: 1024 0.95x, 4096 0.78x, 8192 0.87x; N = 64 and 128 unchanged, their windows are not used).
 WINDOW_COLUMNS = 2048
-#: Intervals from which :func:`_window_search` refines in two threads (on two or more cores),
-#: each table's intervals from this many on in two halves. Measured at N = 32 (issue 12,
-#: twentieth session, one process, four settings alternating, three rounds; the machine's speed
-#: drifted by 1.5x meanwhile): Zipf 2 at eps = H 20.3 s one thread, 17.9 s threads from 0
-#: intervals, 18.8 s from 2^15, 17.7 s from 2^17 (0.87x); Zipf 1.5 and geometric 0.8 at H/2
-#: 20.5 / 22.1 / 19.9 / 19.7 s (threads on small refinements cost more than they gain).
-PARALLEL_INTERVALS = 2**17
 
 
 @dataclass
@@ -362,9 +353,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     than :data:`FIRST_PAIRS` pairs, :func:`_branch_and_bound` is tried first. A free input with
     intervals open when more than :data:`INTERVAL_LIMIT` are goes to
     :func:`_branch_and_bound`. At the deadline the open intervals' bounds join the bound.
-    From :data:`PARALLEL_INTERVALS` intervals the refinement runs in two threads (intervals are
-    independent given ``theta``, and the columns are ordered by value, then input and
-    positions, so the result is that of one thread).
+    The columns are ordered by value, then input and positions, not by the order found.
     Certified bound: the maximum of ``theta``, the exact values and the other bounds. Returns
     up to ``max(keep, WINDOW_COLUMNS)`` columns.
     """
@@ -419,11 +408,12 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     start = lo.ravel()[flat]
     stop = start + count.ravel()[flat]
 
-    def refine(window, b, start, stop, top, limit) -> _Refined:
-        """Refine these intervals (see above), until the deadline, ``limit`` at once at most."""
+    def refine(window, b, start, stop, top) -> _Refined:
+        """Refine these intervals (see above), until the deadline, :data:`INTERVAL_LIMIT` at
+        once at most."""
         bound, found, rest = -math.inf, [], np.zeros(0, dtype=pos.dtype)
         while window.size:
-            if window.size > limit:  # too many: branch and bound for those inputs
+            if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those inputs
                 rest = pos[np.bincount(window, minlength=pos.size) > 0]
                 break
             # first with the free term's largest value over the whole window, then over the
@@ -457,7 +447,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     # need, so each table's intervals are one slice (from the windows' first intervals)
     firsts = np.searchsorted(window, np.arange(pos.size + 1))
 
-    def refine_table(task: tuple[int, int, int], limit: int = INTERVAL_LIMIT) -> _Refined:
+    def refine_table(task: tuple[int, int, int]) -> _Refined:
         """The intervals ``[low, high)`` (of windows that need table ``item``); once the
         deadline has passed, only their roots' relaxations, which bound them."""
         item, low, high = task
@@ -467,33 +457,21 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         if time.monotonic() >= deadline:
             return _Refined(float(roots.bound[pos[np.unique(window[low:high])]].max()), [], none)
         top = RangeMax(first if item < 0 else np.where(holding[item][1], -np.inf, first))
-        return refine(window[low:high], b[low:high], start[low:high], stop[low:high], top,
-                      limit)
+        return refine(window[low:high], b[low:high], start[low:high], stop[low:high], top)
 
-    threads = cores() > 1
     tasks = []
     for item in np.unique(table_of).tolist():
         low = int(firsts[np.searchsorted(table_of, item)])
         high = int(firsts[np.searchsorted(table_of, item, "right")])
-        if high - low >= PARALLEL_INTERVALS and threads:  # in two halves
-            tasks += [(item, low, (low + high) // 2), (item, (low + high) // 2, high)]
-        else:
-            tasks.append((item, low, high))
-    if len(tasks) > 1 and window.size >= PARALLEL_INTERVALS and threads:
-        # two threads: numpy's loops release the GIL (measured in PARALLEL_INTERVALS' comment);
-        # each holds half of INTERVAL_LIMIT, so the memory bound stays
-        with ThreadPoolExecutor(2) as pool:
-            refined = list(pool.map(refine_table, tasks, itertools.repeat(INTERVAL_LIMIT // 2)))
-    else:
-        refined = [refine_table(task) for task in tasks]
+        tasks.append((item, low, high))
+    refined = [refine_table(task) for task in tasks]
     for part in refined:
         bound = max(bound, part.bound)
         found += part.found
         rest = np.union1d(rest, part.rest)
     value, free, a, b = (np.concatenate(part) for part in zip(*found, strict=True))
     # the best first, ties by input and positions: an order that does not depend on the order
-    # found, so two threads return what one does (with ties in the order found they returned
-    # the same columns in another order: 8 of 98 designs at N = 21-40, a helper's check)
+    # found
     best = np.lexsort((b, a, free, -value))[:keep]
     value, free, a, b = value[best], free[best], a[best], b[best]
     members = iter(windows.members(a[a >= 0], b[a >= 0], n))
