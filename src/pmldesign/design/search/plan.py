@@ -59,15 +59,20 @@ class Row:
 #: Set kinds whose feasible set is one cap row per output (:meth:`.FeasibleSet.cone`).
 CONES = ("prior", "ball", "box", "ldp")
 _ANY = math.inf
-#: The plan (module docstring). A utility with its own pricing (e.g. an estimation-error
-#: utility) adds its rows here and its search beside :mod:`.linear_gain`.
+#: The plan (module docstring). The first row that holds wins. A utility with its own pricing
+#: (e.g. an estimation-error utility) adds its rows here and its search beside
+#: :mod:`.linear_gain`. Evidence, each search alone against HiGHS in the same run
+#: (docs/decisions/design-sequential-plan.md): below N = 100 the scaled master at eps 1 and the
+#: master over every output from a budget of 0.2 N on (N = 30 and 50); from N = 100 the
+#: interior start at eps 1 and 0.2 N, the master over every output at 0.5 N and entry
+#: generation at 0.75 N (N = 100 and 200).
 PLAN: tuple[Row, ...] = (
     Row("linear", CONES, 0, 99, 0.14, Strategy.DENSE),
     Row("linear", CONES, 0, 99, 0.0, Strategy.SCALED),
-    Row("linear", CONES, 100, 400, 0.3, Strategy.ENTRIES),
-    Row("linear", CONES, 100, 200, 0.14, Strategy.DENSE),
+    Row("linear", CONES, 100, 400, 0.6, Strategy.ENTRIES),
+    Row("linear", CONES, 100, 400, 0.3, Strategy.DENSE),
+    Row("linear", CONES, 401, _ANY, 0.3, Strategy.ENTRIES),
     Row("linear", CONES, 100, 1200, 0.0, Strategy.INTERIOR),
-    Row("linear", CONES, 1201, _ANY, 0.3, Strategy.ENTRIES),
     Row("linear", CONES, 1201, _ANY, 0.0, Strategy.SCALED),
     Row("linear", ("vertices",), 0, _ANY, 0.0, Strategy.SET_OUTPUTS),
     Row("mutual_information", CONES + ("vertices",), 0, _ANY, 0.0, Strategy.LIFTS),
@@ -81,7 +86,7 @@ def choose(utility: str, sets: str, n: int, budget: float = 0.0) -> Strategy:
     Examples
     --------
     >>> choose("linear", "prior", 200, 0.05 * 200), choose("linear", "ball", 200, 0.5 * 200)
-    (<Strategy.INTERIOR: 'interior'>, <Strategy.ENTRIES: 'entries'>)
+    (<Strategy.INTERIOR: 'interior'>, <Strategy.DENSE: 'dense'>)
     """
     for row in PLAN:
         if (row.utility == utility and sets in row.sets and row.n_from <= n <= row.n_to
