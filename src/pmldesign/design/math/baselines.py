@@ -1,17 +1,14 @@
-"""Baseline mechanisms: k-ary randomized response, also calibrated to a PML budget (numpy)."""
+"""Baseline mechanisms: k-ary randomized response and its LDP budget for a PML budget (numpy);
+the finalised calibrated mechanism is :func:`pmldesign.design.closed_form.rr_for_pml`."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from ..._memory import require_memory
 from ..._validation import as_int, as_nonnegative
-from ...mechanism import labelled
-from ...uncertainty.prior_set import as_prior_set
-from ..repair import finalize
 
 
 def randomized_response(k: int, eps: float) -> np.ndarray:
@@ -52,49 +49,3 @@ def rr_ldp_for_pml(p: float, eps: float) -> float:
     if eps >= -math.log(p):
         return math.inf
     return eps + math.log1p(-p) - math.log1p(-math.exp(eps) * p)
-
-
-def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
-    """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
-
-    The k-ary randomized response whose largest per-output leakage, attained at the least
-    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
-    :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
-    (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
-    (``-log(p_min - beta/2)`` for the ball). The result goes through :func:`.repair.finalize`:
-    if rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
-    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
-
-    Parameters
-    ----------
-    prior : (N,) array_like or PriorSet
-        Full-support prior (the center of the ball), or a set of priors.
-    eps : float
-        PML budget, ``>= 0``.
-    radius : float
-        l1 radius beta, ``0 <= beta < 2 min prior``.
-
-    Returns
-    -------
-    numpy.ndarray or Mechanism
-        Labelled by the index when ``prior`` is a pandas Series.
-
-    Examples
-    --------
-    >>> from pmldesign import certify
-    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4)
-    >>> round(certify(m, [0.4, 0.2, 0.2, 0.2]).epsilon, 9)
-    0.4
-    >>> from pmldesign import leakage_capacity
-    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4, radius=0.1)
-    >>> round(leakage_capacity(m, [0.4, 0.2, 0.2, 0.2], 0.1), 9)
-    0.4
-    """
-    prior_set = as_prior_set(prior, radius)
-    eps = as_nonnegative(eps, "eps")
-    ldp = rr_ldp_for_pml(prior_set.smallest_probability, eps)
-    mechanism = randomized_response(prior_set.size, ldp)
-    final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
-                     prior_set=prior_set).mechanism
-    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,
-                    radius=prior_set.radius or 0.0, method="randomized response (rr_for_pml)")

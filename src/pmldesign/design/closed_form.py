@@ -1,4 +1,5 @@
-"""Closed-form optimal mechanisms (Theorem 5 of 003 and docs/extremal.md, Sec. 3).
+"""Closed-form mechanisms: optimal ones (Theorem 5 of 003 and docs/extremal.md, Sec. 3) and
+randomized response calibrated to a PML budget (docs/extremal.md, Sec. 5).
 
 Each function checks the conditions under which its formula is optimal and raises
 :class:`~pmldesign.InvalidInputError` outside them; :func:`pmldesign.design` covers every case.
@@ -13,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import InvalidInputError
-from ..._validation import as_nonnegative, as_open_probability, as_prior
-from ...leakage.regions import _region_thresholds
-from ..repair import finalize
+from .._errors import InvalidInputError
+from .._validation import as_nonnegative, as_open_probability, as_prior
+from ..leakage.regions import _region_thresholds
+from ..mechanism import labelled
+from ..uncertainty.prior_set import as_prior_set
+from .math.baselines import randomized_response, rr_ldp_for_pml
+from .repair import finalize
 
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12
@@ -152,3 +156,49 @@ def _circulant(n: int, e_eps: float) -> np.ndarray:
     vertex[:m] = e_eps
     vertex[m] = n - m * e_eps
     return vertex[shift] / n
+
+
+def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
+    """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
+
+    The k-ary randomized response whose largest per-output leakage, attained at the least
+    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
+    :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
+    (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
+    (``-log(p_min - beta/2)`` for the ball). The result goes through :func:`.repair.finalize`:
+    if rounding puts the certified leakage above eps, a tiny weight (about 1e-15) of the
+    output-independent mechanism is mixed in, so it meets eps in exact arithmetic.
+
+    Parameters
+    ----------
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the center of the ball), or a set of priors.
+    eps : float
+        PML budget, ``>= 0``.
+    radius : float
+        l1 radius beta, ``0 <= beta < 2 min prior``.
+
+    Returns
+    -------
+    numpy.ndarray or Mechanism
+        Labelled by the index when ``prior`` is a pandas Series.
+
+    Examples
+    --------
+    >>> from pmldesign import certify
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4)
+    >>> round(certify(m, [0.4, 0.2, 0.2, 0.2]).epsilon, 9)
+    0.4
+    >>> from pmldesign import leakage_capacity
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4, radius=0.1)
+    >>> round(leakage_capacity(m, [0.4, 0.2, 0.2, 0.2], 0.1), 9)
+    0.4
+    """
+    prior_set = as_prior_set(prior, radius)
+    eps = as_nonnegative(eps, "eps")
+    ldp = rr_ldp_for_pml(prior_set.smallest_probability, eps)
+    mechanism = randomized_response(prior_set.size, ldp)
+    final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
+                     prior_set=prior_set).mechanism
+    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,
+                    radius=prior_set.radius or 0.0, method="randomized response (rr_for_pml)")
