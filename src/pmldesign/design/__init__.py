@@ -24,8 +24,9 @@ The folders show the architecture:
   generation over lift vectors; the last enumerates them for vertex and box sets);
 * the finish and the front, at the top: :mod:`.repair` (clean, repair, re-certify: the one
   finalisation of every mechanism returned), the closed forms it finalises
-  (:mod:`.closed_form`: optimal mechanisms and calibrated randomized response), :mod:`.api` (``design``, ``design_ldp``), :mod:`.compare`. Nothing imports a
-  layer above its own (``tests/test_architecture.py``).
+  (:mod:`.closed_form`: optimal mechanisms and calibrated randomized response), :mod:`.api`
+  (``design``, ``design_ldp``), :mod:`.compare`. Nothing imports a layer above its own
+  (``tests/test_architecture.py``).
 
 Vocabulary: ``e_eps`` is ``e^eps``; a *lift vector* is a column divided by its output
 probability (:mod:`.search.mutual_information`); a *floor* is a linear lower bound on
