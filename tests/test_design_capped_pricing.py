@@ -1,4 +1,4 @@
-"""The capped pricing's bounds, checked against every vertex by enumeration (issue 12 item 5).
+"""The capped pricing's bounds, checked against every vertex by enumeration.
 
 Reference: the vertices of ``{g in [0, cap]^N : <P, g> = 1}`` listed from the definition (a set
 at the cap, one free coordinate in between, the rest at 0) and their reduced costs

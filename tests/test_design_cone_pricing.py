@@ -78,7 +78,7 @@ def test_pricing_is_the_exact_minimum_over_the_section(seed, n, mode):
 # PML_STRESS=1500 runs a stress test (1500 examples passed with the refined master solution)
 @settings(max_examples=int(os.environ.get("PML_STRESS", 40)), deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 5), st.sampled_from(MODES))
-@example(seed=33, n=5, mode="robust")  # master simplex missed the row sums by 4e-9 (issue 14)
+@example(seed=33, n=5, mode="robust")  # master simplex missed the row sums by 4e-9
 def test_columns_match_the_literal_lp(seed, n, mode):
     prior, eps, radius, gain = _instance(seed, n, mode)
     weights = prior[:, None] * gain
@@ -194,7 +194,7 @@ def test_structured_gains_match_the_compact_lp(mode, gain_name, eps):
 
 
 def _family_gain(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """The gain families of issue 12 (benchmarks/bench_design_lp.py), written independently."""
+    """The gain families of benchmarks/bench_design_lp.py, written independently."""
     i = np.arange(n)
     distance = np.abs(i[:, None] - i[None, :]) / n
     blocks = i * max(2, round(math.sqrt(n))) // n

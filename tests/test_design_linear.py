@@ -56,7 +56,7 @@ def test_robust_design_is_optimal_and_certified_on_every_extreme_prior(problem):
     prior, eps, radius, gain = problem
     result = pml.design(prior, eps, radius=radius, gain=gain)
     m = result.mechanism
-    # no slack: every extreme prior of the ball in exact arithmetic (issue 10; extreme priors
+    # no slack: every extreme prior of the ball in exact arithmetic (extreme priors
     # built in floats carry their own rounding) and the library's outward-rounded worst case
     assert exact_oracle.within(m, prior, eps, radius)
     assert pml.leakage_capacity(m, prior, radius) <= eps or np.all(m == m[0])
@@ -228,8 +228,8 @@ def test_the_master_scales_the_gains_by_a_power_of_two(largest, unit):
 
 def test_the_bound_of_a_linear_design_never_exceeds_the_unconstrained_value():
     """A prior with entries down to 1e-13 at 0.95 eps_max: output generation's certified bound
-    was 1.0083 for the identity (whose every design is worth at most 1), found by a sweep of
-    this session; the unconstrained value now caps it."""
+    was 1.0083 for the identity (whose every design is worth at most 1), found by a sweep; the
+    unconstrained value caps it."""
     prior = np.array([0.0006554679154788816, 5.655907308073644e-10, 0.3856169521056026,
                       0.09474687445045413, 0.5189039918039386, 9.999999999999705e-14,
                       1.959803855239694e-08, 7.669356079649982e-05])

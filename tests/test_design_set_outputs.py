@@ -303,8 +303,8 @@ def test_the_enclosing_box_design_starts_the_search_and_is_a_floor(monkeypatch):
     assert seen["outputs"] is None and result.method == "the search (stand-in)"
 
 
-#: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep
-#: of this session: at 0.8 eps_max (23.95 nats) HiGHS's masters stall and the identity's design
+#: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep:
+#: at 0.8 eps_max (23.95 nats) HiGHS's masters stall and the identity's design
 #: came back as the best single output, 0.2696 against an optimum of 0.99999999995 (HiGHS
 #: interior point on the literal LP), with a bound of 1.0000000000000195.
 TINY_VERTICES = [

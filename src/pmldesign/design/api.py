@@ -51,9 +51,9 @@ SET_LP_MAX = 400
 #: search against the search alone: eps 2 and 3, 17 sets, 38.6 / 50.7 s, 0.51-1.20 each; below
 #: eps 2 random gains 1.4-2.3x, the identity +0.1 s), and under a time limit from
 #: :data:`.COARSE_MIN` inputs for diagonal gains (a floor: the identity over 3 vertices at
-#: N = 3000 and eps 1, time_limit=10, 0.00097 -> 0.00245 against the bound 0.00265; a random
-#: gain lost 0.75 -> 0.59, the search left too little time), in :data:`BOX_SHARE` of the
-#: solver's time.
+#: N = 3000 and eps 1, time_limit=10, reached 0.00245 with it and 0.00097 without, against the
+#: bound 0.00265; a random gain reached 0.59 with it and 0.75 without, the search left too
+#: little time), in :data:`BOX_SHARE` of the solver's time.
 BOX_EPS = 2.0
 BOX_SHARE = 0.3
 #: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
@@ -403,7 +403,7 @@ class _BoxDesign:
 def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
                           time_limit: float | None) -> _BoxDesign | None:
     """The linear-gain design for :meth:`.PriorSet.enclosing_box` (one cap row per output: the
-    engine of a single prior, its races and closed forms), valued under the vertex set's
+    engine of a single prior, its plan and closed forms), valued under the vertex set's
     reference. The box holds the hull, so the design is feasible for it: a floor for the
     search over the vertices, whose first master also gets the outputs it uses (where it runs:
     :data:`BOX_EPS`; BENCHMARKS.md, "Vertex sets started from the enclosing box"). None when
@@ -567,7 +567,7 @@ def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: f
                         score=_score(prior, gain), deadline=deadline)
     # in C order like the embedded matrix: numpy sums an F-ordered column pairwise, a C-ordered
     # one row after row, and the certificate of the embedded columns must be the same floats
-    # (measured, issue 12: N = 6000, 3 outputs used, 1.0 against 1.0000000000001066 at eps 1,
+    # (measured: N = 6000, 3 outputs used, 1.0 against 1.0000000000001066 at eps 1,
     # which cost a second finalisation of 0.42 s certificates)
     small = finalize(np.ascontiguousarray(raw[:, used]), prior, eps, radius, ldp, labelled=True,
                      prior_set=prior_set,

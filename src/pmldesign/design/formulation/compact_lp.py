@@ -172,7 +172,7 @@ def solve_compact(
     equality = ~np.isinf(lower)
     # dot products by einsum, not BLAS: a multi-threaded OpenBLAS dot (10^4 terms and more)
     # leaves its worker spinning for about 0.1 s, a core taken from whatever runs next (a
-    # design timed right after this baseline ran up to 1.4x slower, issue 12)
+    # design timed right after this baseline ran up to 1.4x slower)
     lower_bound = float(np.einsum("i,i->", dual[equality], lower[equality])
                         + np.einsum("i,i->", np.minimum(reduced, 0.0), box))
     return LinearSolution(

@@ -9,7 +9,7 @@ The inputs are cut into :data:`RUNS` runs of consecutive inputs of about equal p
 lies in a cone ``a max c <= b <nu, c> + d min c`` (:class:`.Cone`: a fixed prior, its l1 ball, a
 box, eps-LDP) exactly when ``c'`` lies in the same cone with ``nu'``. The runs' design is
 :func:`.solve_linear_gain` on the gains ``W'[run, j] = sum_{x in run} W[x, o_j]`` of one output
-``o_j`` a run (the one of largest gain for that run, distinct: a square LP, which races); each
+``o_j`` a run (the one of largest gain for that run, distinct: a square LP); each
 column it uses then goes to the output of largest expected gain among all N (two columns sent to
 one output add, and a sum of columns of a cone stays in it).
 
@@ -18,7 +18,7 @@ The runs' row-sum multipliers ``u'`` give multipliers for the inputs,
 proportional to the prior when ``G`` varies little within it), whose Lagrangian bound, priced
 exactly over every output (:func:`.certified_bound`), holds for the design over the inputs
 whatever the multipliers. An interior point's multipliers, central in the optimal face of the
-runs' duals, lift far better than a vertex of it (measured, issue 12, N = 3000, Dirichlet(5),
+runs' duals, lift far better than a vertex of it (measured, N = 3000, Dirichlet(5),
 eps = 1, ``-(x - y)^2``: bound -0.01400 against -0.00226, the lifted design -0.01408).
 
 Lifting loses what the gain varies within a run: a distortion little, random gains much (see
@@ -49,7 +49,7 @@ COARSE_MIN = 2 * RUNS
 #: pricing (one pricing of every output, as a round of the search over the inputs) then has up
 #: to the whole limit.
 COARSE_SHARE = 0.25
-#: Runs tried in turn for mutual information (measured, issue 12, N = 6000, Dirichlet(5),
+#: Runs tried in turn for mutual information (measured, N = 6000, Dirichlet(5),
 #: eps = 0.5: 16 runs 0.4746 nats in 0.13 s, 64 runs 0.4959 in 5 s; 192 runs 0.2284 in 5 s).
 MI_RUNS = (16, 32, 64)
 

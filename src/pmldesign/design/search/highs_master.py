@@ -133,7 +133,7 @@ class HighsMaster:
         for every basic row (a solve each, before the first iteration and without looking at
         its time limit), and HiGHS takes the option at the first run after the model changed:
         set only before the dual run that follows a stalled primal one, it was not used.
-        Measured (issue 12, uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
+        Measured (uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
         (840 outputs, 841,840 rows) 116-120 s and no iteration within a 30 s limit, where Devex
         met the limit (a design with ``time_limit=150`` returned after 198-208 s); at N = 400,
         eps = 3 (164 outputs, 66,164 rows) the solve took 1.68 s, with Devex 0.46 s. Whole

@@ -307,7 +307,7 @@ INTERVAL_LIMIT = 4_000_000
 #: pricings (Zipf 1.5 at H/2, 1.75 and 2 at H) three finished in 128 batches; one, at 1819 of
 #: 2048 columns, finished in 256 (0.41 s against windows 1.96 s); one had 108 (4096 batches).
 #: Then the windows, however many pairs they hold (with more than 1e8, every free input went to
-#: branch and bound until the sixteenth session: of 58 captured pricings with 1.4e8-2.2e9
+#: branch and bound: of 58 captured pricings with 1.4e8-2.2e9
 #: pairs, Zipf 2 at H and H/4, Zipf 1.75 at H/2, 25 did not finish in 256 batches and took
 #: 0.4-15.4 s, together 85 s, where these 256 batches and the windows took 0.8-2.9 s, together
 #: 48 s; the 33 others finished in 0.00-0.28 s, where the windows took up to 19 s).
@@ -315,13 +315,12 @@ FIRST_PAIRS = 30_000_000
 FIRST_BATCHES = 128
 #: After branch and bound first ran out, the next pricing of the family tries it with a quarter
 #: of the batches, at least this many (back to :data:`FIRST_BATCHES` once it finishes).
-#: Measured (issue 12, twenty-first session, N = 32, 13 instances, two rounds alternating with
-#: the fixed 128): 118.3 -> 111.6 s, the same designs; Zipf 1.75 at H/2 24.9 -> 22.7 s, Zipf 2
-#: at H 12.4 -> 11.8 s, Zipf 2 at 3H/4 32.6 -> 27.9 s; 8 instead of 32 the same (42.0 / 41.9 s).
+#: Measured against the fixed 128 (N = 32, 13 instances, two rounds alternating): 0.94x in
+#: total, the same designs, 0.85-0.95x on the Zipf priors; 8 instead of 32 the same.
 FIRST_RETRY = 32
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
 #: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most;
-#: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 11.9 -> 10.0 s),
+#: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 0.84x),
 #: 1024 0.95x, 4096 0.78x, 8192 0.87x; N = 64 and 128 unchanged, their windows are not used).
 WINDOW_COLUMNS = 2048
 

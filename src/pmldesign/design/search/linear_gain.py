@@ -169,13 +169,12 @@ class RestrictedMaster(HighsMaster):
 
         Such a basis is what the crossover leaves when the point sits in the middle of a
         degenerate optimal face (the distortions on a uniform prior), and primal simplex from it
-        first has to regain feasibility. Measured (issue 12, N = 400, uniform prior, |x - y| at
+        first has to regain feasibility. Measured (N = 400, uniform prior, |x - y| at
         eps = 3: 162 outputs, a basis with 2016 primal and 0 dual infeasibilities): dual simplex
-        284 iterations, 3.6 s; primal simplex 4446 iterations, 22 s. Whole designs, both ways
-        alternating in one process (BENCHMARKS.md, "Dual simplex after a crossover"): that
-        instance 26.9 -> 6.3 s, the uniform ball at eps = 4 |x - y| 17.8 -> 6.3 s and
-        (x - y)^2 21.7 -> 7.4 s; 36 instances at N = 400 0.77x in total, the others 0.90-1.10;
-        N = 100 (54 instances) and 200 (36) within noise (totals 1.02x / 1.06x)."""
+        284 iterations, 3.6 s; primal simplex 4446 iterations, 22 s. Whole designs, dual against
+        primal first, alternating in one process (BENCHMARKS.md, "Dual simplex after a
+        crossover"): 0.23x on that instance, 0.35x on the uniform ball at eps = 4 for |x - y|
+        and (x - y)^2; 0.77x over 36 instances at N = 400; N = 100 and 200 within noise."""
         import highspy
 
         self.add(outputs)
@@ -201,9 +200,8 @@ class RestrictedMaster(HighsMaster):
         solution.row_dual = (self.unit * np.concatenate([point.multipliers, rows.ravel()])).tolist()
         solution.row_value = [0.0] * len(solution.row_dual)
         solution.value_valid = solution.dual_valid = True
-        # the crossover honours HiGHS's time limit counted from its own start (IPX's clock; a
-        # cancel() does not reach it): measured (issue 12, N = 1000, uniform prior, |x - y| at
-        # eps 3) it took 180 s, and a design with time_limit=100 returned after 258 s
+        # the crossover honours HiGHS's time limit counted from its own start (IPX's clock;
+        # nothing else stops it): it took 180 s at N = 1000 (uniform prior, |x - y| at eps 3)
         if math.isfinite(deadline):
             solver.setOptionValue("time_limit", max(deadline - time.monotonic(), 1e-3))
         solver.crossover(solution)  # "imprecise" is fine: solve() cleans up from its basis
@@ -277,7 +275,7 @@ class RestrictedMaster(HighsMaster):
         """The number of basic variables (columns and row slacks) in each of the ``blocks``
         blocks of ``N + 2`` columns and ``rows`` rows (after the N row sums), from HiGHS's list
         of basic variables (``j >= 0`` column ``j``, ``-1 - i`` row ``i``'s slack); all 0 when
-        HiGHS has none to give. Measured (issue 12, N = 100): 0.16 ms, against 4.4 ms through
+        HiGHS has none to give. Measured (N = 100): 0.16 ms, against 4.4 ms through
         ``getBasis`` and the statuses' codes, and six of seven checks at (x - y)^2, eps 2.6
         drop nothing."""
         status, basic = self.solver.getBasicVariables()
@@ -523,7 +521,7 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
 
     The cut, not only an estimate of it: cleaning moves rows by up to the residue it removes,
     which leaves columns over their caps by up to 1.9e-7 of their mass; mixing that away would
-    cost 1.9e-9 of the value, the cut cost 4.3e-11 (issue 12, N = 1000, uniform prior, random
+    cost 1.9e-9 of the value, the cut cost 4.3e-11 (N = 1000, uniform prior, random
     gain at eps 3: a point 5.9e-10 below its bound)."""
     try:
         mechanism = clean(point.mechanism(), ldp=cone.b == 0.0, labelled=True)
@@ -539,7 +537,7 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
 
 
 class _Finish:
-    """``accept`` of an interior racer's :func:`.block_ipm.interior_point`: the point is taken
+    """``accept`` of an interior start's :func:`.block_ipm.interior_point`: the point is taken
     when :func:`_interior_finish` takes it against the least certified bound
     (:func:`certified_bound`) of the points offered so far (:attr:`bound`); :attr:`found` is then
     its mechanism and value."""
