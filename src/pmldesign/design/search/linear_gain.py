@@ -648,13 +648,8 @@ class _Run:
         multipliers; ``inf`` when the point did not reach :data:`INTERIOR_GAP`: the master then
         starts from the best single output, without HiGHS's scaling unless the deadline stopped
         the point."""
-        from threadpoolctl import threadpool_limits
-
         finish = _Finish(self.weights, self.cone)
-        # one BLAS thread for the point's dense products, only during it: more threads made it
-        # slower on a shared machine and their partition of the work could vary the floats
-        with threadpool_limits(limits=1, user_api="blas"):
-            point = interior_point(self.weights, self.cone, deadline=deadline, accept=finish)
+        point = interior_point(self.weights, self.cone, deadline=deadline, accept=finish)
         if finish.found is None:
             if point.gap > INTERIOR_GAP:
                 if time.monotonic() < deadline:  # not converged: unscaled output generation
