@@ -64,13 +64,13 @@ _ANY = math.inf
 #: :mod:`.linear_gain`. Evidence, each search alone against HiGHS in the same run
 #: (docs/decisions/design-sequential-plan.md): below N = 100 the scaled master at eps 1 and the
 #: master over every output from a budget of 0.2 N on (N = 30 and 50); from N = 100 the
-#: interior start at eps 1 and 0.2 N, the master over every output at 0.5 N and entry
-#: generation at 0.75 N (N = 100 and 200).
+#: interior start at eps 1 and 0.2 N, the master over every output at 0.27 N and 0.5 N and
+#: entry generation at 0.75 N (N = 100 and 200).
 PLAN: tuple[Row, ...] = (
     Row("linear", CONES, 0, 99, 0.14, Strategy.DENSE),
     Row("linear", CONES, 0, 99, 0.0, Strategy.SCALED),
     Row("linear", CONES, 100, 400, 0.6, Strategy.ENTRIES),
-    Row("linear", CONES, 100, 400, 0.3, Strategy.DENSE),
+    Row("linear", CONES, 100, 400, 0.25, Strategy.DENSE),
     Row("linear", CONES, 401, _ANY, 0.3, Strategy.ENTRIES),
     Row("linear", CONES, 100, 1200, 0.0, Strategy.INTERIOR),
     Row("linear", CONES, 1201, _ANY, 0.0, Strategy.SCALED),
