@@ -39,8 +39,8 @@ class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
     the search ended (a :class:`.Status`), the outputs in the final
     restricted LP, the number of LP solves, the solver that found the mechanism and, from output
-    generation, row-sum multipliers: an interior racer's converged ones, else the duals of the
-    winner's last LP (``None`` when neither exists); ``entries`` is the number of the compact
+    generation, row-sum multipliers: an interior start's converged ones, else the duals of the
+    search's last LP (``None`` when neither exists); ``entries`` is the number of the compact
     LP's columns in the final LP when entry generation found the mechanism (else 0)."""
 
     mechanism: np.ndarray
