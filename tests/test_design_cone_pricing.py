@@ -12,6 +12,7 @@ import exact_oracle
 import numpy as np
 import pytest
 from _design_brute import linear_feasible_literal, linear_optimum_ldp, linear_optimum_literal
+from design_checks import CERTIFIABLE
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -231,7 +232,7 @@ def test_output_generation_matches_the_compact_lp_on_every_gain_family(
     ref = solve_compact(weights, target, eps, radius, None)
     found = solve_linear_gain(weights, make_cone(target, eps, radius, n))
     scale = max(1.0, abs(ref.value))
-    assert found.status == "optimal"
+    assert found.status == "optimal" or abs(ref.value) < CERTIFIABLE
     assert found.value == pytest.approx(ref.value, abs=1e-9 * scale)
     # HiGHS meets the compact LP's rows to 1e-10, so its value can sit above the optimum: our
     # bound must cover the value of its solution made exactly feasible, a value certainly reached
