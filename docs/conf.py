@@ -22,7 +22,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "conf.py", "_ext", "figures"]
+exclude_patterns = ["_build", "conf.py", "_ext", "figures", "decisions"]
 root_doc = "index"
 
 myst_enable_extensions = ["dollarmath", "deflist"]
