@@ -5,7 +5,7 @@ as negative gains (scaled by 1/N and 1/N^2), a block gain (1 on the diagonal, 1/
 round(sqrt N) blocks) and a uniform random gain. Prior Dirichlet(5, ..., 5) with a fixed seed,
 fixed prior and the l1 ball of radius min prior: every family x (fixed, ball) at eps = 1 and, near
 eps_max (6.3 at N = 100, 7.0 at N = 200, where most outputs carry mass), at eps = 4 and 5 (where
-entry generation and the dense racer of linear_gain race); and the uniform prior just below its
+the plan runs the master over every output or entry generation); and the uniform prior below its
 eps_max (log N: eps = 4.5 at N = 100, 5 at N = 200), where the random gain long stayed at
 parity with HiGHS.
 

@@ -95,3 +95,36 @@ def test_the_leakage_layer_needs_numpy_only():
             continue
         for target, line, _ in _imports(path, package):
             assert target[0] in allowed, f"{path.name}:{line}: leakage imports {target[0]}"
+
+
+#: Layers inside ``design``: the math and the formulations for a solver, then the finalisation,
+#: the searches, and the front. A module may import its own unit and lower ones only.
+DESIGN_LAYERS = {
+    "status": 0, "budget": 0, "_highs": 0,
+    "math": 1, "formulation": 2,
+    "repair": 3, "closed_form": 3.5,
+    "search": 4,
+    "api": 5, "compare": 6, "__init__": 7,
+}
+
+
+def _design_unit(parts: tuple[str, ...]) -> str:
+    """The unit inside ``design`` of a module path (``pmldesign.design.search.plan`` -> search)."""
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+@pytest.mark.parametrize(("path", "name", "package"),
+                         [case for case in CASES if case[1][:2] == ("pmldesign", "design")],
+                         ids=[".".join(name) for _, name, _ in CASES
+                              if name[:2] == ("pmldesign", "design")])
+def test_design_imports_flow_downwards_inside_design(path, name, package):
+    here = _design_unit(name)
+    assert here in DESIGN_LAYERS, f"give design.{here} a layer in DESIGN_LAYERS"
+    for target, line, _ in _imports(path, package):
+        if target[:2] != ("pmldesign", "design") or len(target) < 3:
+            continue
+        there = _design_unit(target)
+        assert there == here or DESIGN_LAYERS[there] < DESIGN_LAYERS[here], (
+            f"{path.name}:{line}: design.{here} (layer {DESIGN_LAYERS[here]}) imports "
+            f"design.{there} (layer {DESIGN_LAYERS[there]})"
+        )

@@ -165,7 +165,7 @@ def test_the_allowance_is_small_on_a_flat_prior_near_eps_max():
 
 
 def test_a_design_on_a_flat_prior_near_eps_max_at_n1000_is_certified_exact():
-    """The same instance designed: it stalled 1.2e-9 short of exact before (issue 12)."""
+    """The same instance designed: it stalled 1.2e-9 short of exact before."""
     import pmldesign as pml
 
     n = 1000

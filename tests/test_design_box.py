@@ -216,17 +216,14 @@ def test_box_cone_coefficients_edge_cases():
 
 
 @pytest.mark.parametrize("n", [120])
-def test_box_linear_design_is_fast_and_exact_at_large_n(n):
-    """N = 120 identity and |x - y|: output generation, a few outputs, certified optimal (the
-    compact LP with N^2 rows took seconds here)."""
+def test_box_linear_design_is_exact_at_large_n(n):
+    """N = 120 identity and |x - y|: certified optimal and exactly feasible over the box."""
     rng = np.random.default_rng(2)
     lower = rng.dirichlet(np.ones(n)) * 0.8
     prior_set = PriorSet.box(lower)
     for name in ("identity", "abs"):
         result = pml.design(prior_set, 1.0, gain=_gain(name, n, rng))
         assert result.exact and result.status == "optimal"
-        assert result.method.startswith("output generation")
-        assert result.solve_time < 20.0
         assert pml.certify(result.mechanism, prior_set).worst_case_epsilon <= 1.0
 
 
@@ -335,7 +332,7 @@ def test_mutual_information_over_a_box_beyond_the_enumeration_limit():
     assert exactly_feasible(np.asarray(result.mechanism), exact_box_points(lower), eps)
     assert result.utility > 0.5 * eps  # measured 0.63 (bound 0.77 at 6 s)
     if not result.exact:
-        assert result.status in ("stalled", "time limit")
+        assert result.status in (pml.Status.GAP, pml.Status.TIME_LIMIT)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,4 +1,4 @@
-"""The capped pricing's bounds, checked against every vertex by enumeration (issue 12 item 5).
+"""The capped pricing's bounds, checked against every vertex by enumeration.
 
 Reference: the vertices of ``{g in [0, cap]^N : <P, g> = 1}`` listed from the definition (a set
 at the cap, one free coordinate in between, the rest at 0) and their reduced costs
@@ -129,15 +129,12 @@ def test_end_windows_leave_out_only_vertices_below_theta(case, where):
         assert covered or value <= theta + 1e-12
 
 
-#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES, INTERVAL_LIMIT, PARALLEL_INTERVALS): subset windows
-#: alone; the same in two threads, every table in halves; branch and bound tried first and
-#: finishing; tried first and running out after one batch (then the windows); branch and bound
-#: alone; windows whose intervals overflow, left to branch and bound (in threads too).
-_ONE = math.inf  # one thread
-PATHS = {"windows": (36, math.inf, 128, 4_000_000, _ONE),
-         "threads": (36, math.inf, 128, 4_000_000, 0),
-         "first": (36, -1, 10**6, 4_000_000, _ONE), "fallback": (36, -1, 1, 4_000_000, _ONE),
-         "branch": (0, math.inf, 128, 4_000_000, _ONE), "overflow": (36, math.inf, 128, 1, 0)}
+#: (MAX_ITEMS, FIRST_PAIRS, FIRST_BATCHES, INTERVAL_LIMIT): subset windows alone; branch and
+#: bound tried first and finishing; tried first and running out after one batch (then the
+#: windows); branch and bound alone; windows whose intervals overflow, left to branch and bound.
+PATHS = {"windows": (36, math.inf, 128, 4_000_000),
+         "first": (36, -1, 10**6, 4_000_000), "fallback": (36, -1, 1, 4_000_000),
+         "branch": (0, math.inf, 128, 4_000_000), "overflow": (36, math.inf, 128, 1)}
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -150,7 +147,7 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
-    items, first_pairs, first_batches, interval_limit, parallel = PATHS[path]
+    items, first_pairs, first_batches, interval_limit = PATHS[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
         patch.setattr(lift_pricing, "MAX_ITEMS", items)
@@ -160,8 +157,6 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
         patch.setattr(lift_pricing, "FIRST_PAIRS", first_pairs)
         patch.setattr(lift_pricing, "FIRST_BATCHES", first_batches)
         patch.setattr(lift_pricing, "INTERVAL_LIMIT", interval_limit)
-        patch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
-        patch.setattr(lift_pricing, "cores", lambda: 2)
         priced = family.price(duals, math.inf, -math.inf, 10**6, True)
         assert priced.bound >= truth - 1e-12
         assert priced.bound <= truth + 1e-10
@@ -175,28 +170,6 @@ def test_complete_pricing_is_the_maximum_over_every_vertex(case, path):
         # a spent deadline: the refinement stops at once, the bound still covers every vertex
         priced = family.price(duals, 0.0, -math.inf, 10**6, True)
     assert priced.bound >= truth - 1e-12
-
-
-@settings(max_examples=30, deadline=None)
-@given(case=CASES)
-def test_two_threads_price_as_one(case):
-    """Refining in two threads (every table in halves) returns the columns and the bound of
-    one thread, in the same order."""
-    kind, n, seed, eps, dual_kind = case
-    prior = _prior(kind, n, seed)
-    duals = _duals(prior, math.exp(eps), dual_kind, seed)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
-        patch.setattr(lift_pricing, "MAX_ITEMS", 36)
-        patch.setattr(lift_pricing, "FIRST_PAIRS", math.inf)
-        family = CappedFamily(prior, math.exp(eps))
-        priced = []
-        for threads, parallel in ((1, math.inf), (2, 0)):
-            patch.setattr(lift_pricing, "cores", lambda threads=threads: threads)
-            patch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
-            priced.append(family.price(duals, math.inf, -math.inf, 10**6, True))
-    assert priced[0].bound == priced[1].bound
-    assert np.array_equal(priced[0].columns, priced[1].columns)
 
 
 @settings(max_examples=40, deadline=None)
@@ -294,19 +267,16 @@ def test_branch_and_bound_goes_on_only_half_way_to_its_columns(case, batches, ke
     assert extended.bound >= truth - 1e-12
 
 
-@pytest.mark.parametrize("parallel", [math.inf, 0])
 @pytest.mark.parametrize("kind, dual_kind, seed, n", [
     ("spiky", "flat", 2, 11), ("spiky", "random", 0, 8), ("zipf", "flat", 1, 11),
     ("random", "random", 3, 11)])
 def test_window_pricing_at_a_spent_deadline_bounds_every_vertex(kind, dual_kind, seed, n,
-                                                                parallel, monkeypatch):
+                                                                monkeypatch):
     """Subset windows stopped by the deadline in their first table: the free inputs of the
     tables not refined are bounded by their roots' relaxations (the first two cases fail
-    without that bound); in two threads too (every table in halves)."""
+    without that bound)."""
     monkeypatch.setattr(lift_pricing, "ENUMERATION_LIMIT", 0)
     monkeypatch.setattr(lift_pricing, "FIRST_PAIRS", math.inf)
-    monkeypatch.setattr(lift_pricing, "PARALLEL_INTERVALS", parallel)
-    monkeypatch.setattr(lift_pricing, "cores", lambda: 2)
     prior = _prior(kind, n, seed)
     cap = math.exp(0.3 + 0.25 * seed)
     duals = _duals(prior, cap, dual_kind, seed)
@@ -341,33 +311,6 @@ def test_cheap_pricing_builds_only_the_columns_it_keeps(spent, monkeypatch):
     for g in priced.columns:  # a vertex: at the cap, one free coordinate, the rest at 0
         assert abs(prior @ g - 1.0) < 1e-12
         assert np.sum((g > 0) & (np.abs(g - cap) > 1e-12)) <= 1
-
-
-def test_two_threads_return_the_columns_of_one_thread_in_a_whole_design(monkeypatch):
-    """Every window pricing of a design (geometric 0.7 prior, N = 30, eps = H) returns the same
-    columns in the same order with two threads as with one: with ties in the order found,
-    blocks of equal values came out swapped (a helper's check; this case fails so)."""
-    original = lift_pricing._window_search
-    prior = 0.7 ** np.arange(1, 31)
-    prior /= prior.sum()
-    entropy = float(-(prior * np.log(prior)).sum())
-    priced = {}
-    for threads in (1, 2):
-        got = priced[threads] = []
-
-        def recorded(*args, got=got, **kwargs):
-            result = original(*args, **kwargs)
-            got.append((result.columns.copy(), result.bound))
-            return result
-
-        monkeypatch.setattr(lift_pricing, "_window_search", recorded)
-        monkeypatch.setattr(lift_pricing, "cores", lambda threads=threads: threads)
-        monkeypatch.setattr(lift_pricing, "PARALLEL_INTERVALS", 0)
-        pml.design(prior, entropy)
-    assert len(priced[1]) == len(priced[2]) > 0
-    for (one, bound_one), (two, bound_two) in zip(priced[1], priced[2], strict=True):
-        assert bound_one == bound_two
-        assert np.array_equal(one, two)
 
 
 def test_branch_and_bound_first_retries_with_fewer_batches_after_running_out(monkeypatch):

@@ -61,7 +61,7 @@ def test_k_singular_at_log_n_over_k(n):
         # k-singular up to the finalisation: the k-singular matrix attains eps, and the float
         # log(n / k) may even lie below the exact value (log 4 does), so ~1e-15 of the
         # output-independent mechanism is mixed in until the outward-rounded certificate is
-        # <= eps (exact-arithmetic contract, issue 10).
+        # <= eps (exact-arithmetic contract).
         singular = np.where(m > 0.5 / k, 1 / k, 0.0)
         assert np.abs(m - singular).max() <= 1e-14
         assert np.allclose(m.sum(axis=0), 1.0) and np.allclose(m.sum(axis=1), 1.0)
@@ -96,7 +96,7 @@ def test_extremal_mechanism_outside_closed_forms():
 
 def test_identity_beyond_epsilon_max():
     # At eps = eps_max = log 10 the identity attains eps: the finalisation mixes in ~1e-15 to
-    # give the outward-rounded certificate room (issue 10); just above, it is the identity.
+    # give the outward-rounded certificate room; just above, it is the identity.
     at_max = pml.extremal_mechanism([0.4, 0.3, 0.2, 0.1], math.log(10))
     assert np.abs(at_max - np.eye(4)).max() <= 1e-14
     assert np.array_equal(
@@ -156,7 +156,7 @@ def test_rr_for_pml_is_calibrated():
         leak = pml.certify(pml.rr_for_pml(prior, eps), prior).epsilon
         assert leak == pytest.approx(eps, abs=1e-12)
     # At eps = eps_max the identity attains eps; the outward-rounded certificate needs a few
-    # ulps of room, so the finalisation mixes in ~1e-15 (issue 10). Just above, it is exact.
+    # ulps of room, so the finalisation mixes in ~1e-15. Just above, it is exact.
     assert np.abs(pml.rr_for_pml(prior, math.log(5)) - np.eye(4)).max() <= 1e-14
     assert np.array_equal(pml.rr_for_pml(prior, math.log(5) + 1e-12), np.eye(4))
     # docs/extremal.md Sec. 6: RR with LDP eps 1 leaks (0.476863, 0.704605, ...) for this prior

@@ -67,7 +67,7 @@ def test_the_lifted_design_and_its_bound_bracket_the_optimum(seed, n, data):
     k = data.draw(st.integers(2, n))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(coarse, "RUNS", k)
-        found = coarse.coarse_linear_gain(weights, prior, cone, None)
+        found = coarse.coarse_linear_gain(weights, prior, cone)
     mechanism = found.mechanism
     assert exact_oracle.is_mechanism(mechanism, 1e-12)
     run = coarse.runs(prior, k)
@@ -119,7 +119,7 @@ def test_a_design_out_of_time_returns_the_lifted_design(monkeypatch):
     assert result.utility <= linear_optimum_literal(prior, 1.0, 0.0, gain) + 1e-9
     # and it is the lifted design (to the repair's rounding)
     found = coarse.coarse_linear_gain(prior[:, None] * gain, prior,
-                                      make_cone(prior, 1.0, 0.0, 12), None)
+                                      make_cone(prior, 1.0, 0.0, 12))
     assert result.utility == pytest.approx(found.value, abs=1e-9)
 
 
@@ -141,9 +141,9 @@ def test_a_search_out_of_time_below_the_lifted_design_returns_it(monkeypatch):
     monkeypatch.setattr(api, "COARSE_MIN", 10)
     solve = linear_gain.solve_linear_gain
 
-    def stopped(weights, cone, time_limit):
+    def stopped(weights, cone, budget):
         if weights.shape[0] == 6:  # the runs' LP
-            return solve(weights, cone, time_limit)
+            return solve(weights, cone, budget)
         n = weights.shape[0]
         constant = np.zeros((n, n))
         constant[:, 0] = 1.0

@@ -12,6 +12,7 @@ import exact_oracle
 import numpy as np
 import pytest
 from _design_brute import linear_feasible_literal, linear_optimum_ldp, linear_optimum_literal
+from design_checks import CERTIFIABLE
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -78,12 +79,11 @@ def test_pricing_is_the_exact_minimum_over_the_section(seed, n, mode):
 # PML_STRESS=1500 runs a stress test (1500 examples passed with the refined master solution)
 @settings(max_examples=int(os.environ.get("PML_STRESS", 40)), deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 5), st.sampled_from(MODES))
-@example(seed=33, n=5, mode="robust")  # master simplex missed the row sums by 4e-9 (issue 14)
+@example(seed=33, n=5, mode="robust")  # master simplex missed the row sums by 4e-9
 def test_columns_match_the_literal_lp(seed, n, mode):
     prior, eps, radius, gain = _instance(seed, n, mode)
     weights = prior[:, None] * gain
-    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, eps, radius, n),
-                              None)
+    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, eps, radius, n))
     if mode == "ldp":
         best = linear_optimum_ldp(prior, eps, gain)
     else:
@@ -102,8 +102,7 @@ def test_columns_match_the_compact_lp_at_n30(mode, seed):
     eps = [0.3, 1.2][seed]
     weights = prior[:, None] * gain
     ref = solve_compact(weights, None if mode == "ldp" else prior, eps, radius, None)
-    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, eps, radius, 30),
-                              None)
+    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, eps, radius, 30))
     assert found.value == pytest.approx(ref.value, abs=1e-9)
     assert found.upper_bound >= ref.value - 1e-12
     assert ref.upper_bound >= found.value - 1e-12
@@ -144,8 +143,7 @@ def test_design_above_the_compact_size_is_certified(mode):
 def test_eps_zero_leaves_only_constant_columns(mode):
     prior, _, radius, gain = _instance(4, 5, mode, eps=0.0)
     weights = prior[:, None] * gain
-    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, 0.0, radius, 5),
-                              None)
+    found = solve_linear_gain(weights, make_cone(None if mode == "ldp" else prior, 0.0, radius, 5))
     assert found.value == pytest.approx(weights.sum(axis=0).max(), abs=1e-12)  # best single output
     assert found.upper_bound >= found.value
     assert np.allclose(found.mechanism, found.mechanism[0], atol=1e-12)
@@ -159,7 +157,7 @@ def test_output_generation_at_extreme_eps_matches_the_compact_lp(mode, eps):
     weights = prior[:, None] * gain
     target = None if mode == "ldp" else prior
     ref = solve_compact(weights, target, eps, radius, None)
-    found = solve_linear_gain(weights, make_cone(target, eps, radius, n), None)
+    found = solve_linear_gain(weights, make_cone(target, eps, radius, n))
     assert found.value == pytest.approx(ref.value, abs=1e-9)
     assert found.upper_bound >= ref.value - 1e-12
     assert found.upper_bound - found.value < 1e-9
@@ -187,7 +185,7 @@ def test_structured_gains_match_the_compact_lp(mode, gain_name, eps):
     weights = prior[:, None] * _structured_gain(gain_name, n)
     target = None if mode == "ldp" else prior
     ref = solve_compact(weights, target, eps, radius, None)
-    found = solve_linear_gain(weights, make_cone(target, eps, radius, n), None)
+    found = solve_linear_gain(weights, make_cone(target, eps, radius, n))
     assert found.status == "optimal"
     assert found.value == pytest.approx(ref.value, abs=1e-9)
     assert found.upper_bound >= ref.value - 1e-12
@@ -197,7 +195,7 @@ def test_structured_gains_match_the_compact_lp(mode, gain_name, eps):
 
 
 def _family_gain(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """The gain families of issue 12 (benchmarks/bench_design_lp.py), written independently."""
+    """The gain families of benchmarks/bench_design_lp.py, written independently."""
     i = np.arange(n)
     distance = np.abs(i[:, None] - i[None, :]) / n
     blocks = i * max(2, round(math.sqrt(n))) // n
@@ -232,9 +230,9 @@ def test_output_generation_matches_the_compact_lp_on_every_gain_family(
     weights = prior[:, None] * _family_gain(family, n, rng)
     target = None if mode == "ldp" else prior
     ref = solve_compact(weights, target, eps, radius, None)
-    found = solve_linear_gain(weights, make_cone(target, eps, radius, n), None)
+    found = solve_linear_gain(weights, make_cone(target, eps, radius, n))
     scale = max(1.0, abs(ref.value))
-    assert found.status == "optimal"
+    assert found.status == "optimal" or abs(ref.value) < CERTIFIABLE
     assert found.value == pytest.approx(ref.value, abs=1e-9 * scale)
     # HiGHS meets the compact LP's rows to 1e-10, so its value can sit above the optimum: our
     # bound must cover the value of its solution made exactly feasible, a value certainly reached

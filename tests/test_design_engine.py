@@ -92,13 +92,13 @@ def test_reaches_the_full_lp_optimum_with_a_certified_bound(seed):
 
 def test_stalls_when_no_column_enters_but_the_bound_stays_loose():
     """A pricer whose bound cannot close the gap: the search stops as soon as no column enters,
-    says "stalled" and reports that bound, not the value."""
+    says "certified gap" and reports that bound, not the value."""
     columns, utilities = _toy(1)
     optimum = _full_lp(columns, utilities)
     search = column_generation(_Master(columns, utilities, first=[0]),
                                _ExactPricer(columns, utilities, loose=0.1), math.inf, math.inf,
                                1e-9)
-    assert search.status == "stalled"
+    assert search.status == pml.Status.GAP
     assert search.value == pytest.approx(optimum, abs=1e-8)
     assert search.upper_bound >= optimum + 0.1 - 1e-9
 

@@ -1,4 +1,4 @@
-"""Outputs without mass leave the output-generation master with the basis intact (issue 12)."""
+"""Outputs without mass leave the output-generation master with the basis intact."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inputs whose cap cannot bind get no cap rows in the output-generation master (issue 12)."""
+"""Inputs whose cap cannot bind get no cap rows in the output-generation master."""
 
 from __future__ import annotations
 

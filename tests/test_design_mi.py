@@ -59,7 +59,7 @@ def test_random_problems(n, seed, eps, fraction):
     prior = np.random.default_rng(seed).dirichlet(np.ones(n) * 2) * 0.9 + 0.1 / n
     radius = fraction * 2 * prior.min()
     result = pml.design(prior, eps, radius=radius)
-    # Every extreme prior of the ball in exact arithmetic (issue 10): extreme priors built in
+    # Every extreme prior of the ball in exact arithmetic: extreme priors built in
     # floats carry their own rounding, so a float certificate at them is not the ball's. The
     # library's own outward-rounded certificates must agree.
     assert exact_oracle.within(result.mechanism, prior, eps, radius)

@@ -1,4 +1,4 @@
-"""Mutual-information design on the hard instances of issue 12 and at the extremes.
+"""Mutual-information design on the hard instances and at the extremes.
 
 References: the LP over ALL vertices of the lift polytope (tests/_design_brute.py, enumerated
 from the definition, no shared code), the exact-arithmetic checker (tests/exact_oracle.py) for

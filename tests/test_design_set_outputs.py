@@ -303,8 +303,8 @@ def test_the_enclosing_box_design_starts_the_search_and_is_a_floor(monkeypatch):
     assert seen["outputs"] is None and result.method == "the search (stand-in)"
 
 
-#: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep
-#: of this session: at 0.8 eps_max (23.95 nats) HiGHS's masters stall and the identity's design
+#: Vertices with entries floored at 1e-13 (Dirichlet(0.1), N = 8, 4 vertices), found by a sweep:
+#: at 0.8 eps_max (23.95 nats) HiGHS's masters stall and the identity's design
 #: came back as the best single output, 0.2696 against an optimum of 0.99999999995 (HiGHS
 #: interior point on the literal LP), with a bound of 1.0000000000000195.
 TINY_VERTICES = [
@@ -335,7 +335,7 @@ def test_tiny_vertex_entries_near_epsilon_max_keep_the_repaired_unconstrained_op
     assert result.utility <= result.upper_bound <= free_value + 1e-15
 
 
-@pytest.mark.parametrize(("message", "status"), [("HiGHS failed: Unknown", "stalled"),
+@pytest.mark.parametrize(("message", "status"), [("HiGHS failed: Unknown", "certified gap"),
                                                  ("HiGHS: Time limit reached", "time limit")])
 def test_both_vertex_searches_failing_still_return_a_certified_design(monkeypatch, message,
                                                                        status):
@@ -356,7 +356,7 @@ def test_both_vertex_searches_failing_still_return_a_certified_design(monkeypatc
     gain = rng.random((6, 6))
     weights = prior_set.reference[:, None] * gain
     result = pml.design(prior_set, 1.0, gain=gain,
-                        time_limit=None if status == "stalled" else 60.0)
+                        time_limit=None if status == "certified gap" else 60.0)
     assert result.status == status and not result.exact
     assert "the best single output (output generation and the compact LP failed" in result.method
     assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), 1.0)

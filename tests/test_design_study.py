@@ -1,4 +1,4 @@
-"""design-vs-rr (issue 7): robust optimal design from Adult samples vs k-RR and optimal LDP."""
+"""design-vs-rr: robust optimal design from Adult samples vs k-RR and optimal LDP."""
 
 from __future__ import annotations
 

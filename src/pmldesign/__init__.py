@@ -23,7 +23,7 @@ from ._errors import (
 #: ``import pmldesign`` loads no numerics and ``pmldesign --help`` only what it shows.
 _NAMES = {
     "design": ("Comparison", "Contender", "DesignResult", "EstimationComparison",
-               "EstimationContender", "MIResult", "binary_mechanism",
+               "EstimationContender", "MIResult", "Status", "binary_mechanism",
                "compare", "design", "design_ldp", "extremal_mechanism", "ldp_polytope",
                "maximize_mutual_information", "pml_polytope", "randomized_response",
                "rr_for_pml"),
@@ -112,6 +112,7 @@ __all__ = [
     "Release",
     "SampleDesign",
     "SolverError",
+    "Status",
     "UnsoundBoundWarning",
     "binary_mechanism",
     "calibrate",

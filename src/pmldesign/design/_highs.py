@@ -36,7 +36,7 @@ def cost_unit(weights: np.ndarray) -> float:
     non-finite weights).
 
     HiGHS's tolerances (1e-10 here) are absolute on every reduced cost, so on gains of size
-    1e-2 its duals were too coarse for the certified bounds (issue 12: N = 150, uniform ball,
+    1e-2 its duals were too coarse for the certified bounds (N = 150, uniform ball,
     eps 3.5, (x - y)^2 in [-1, 0] times the prior, optimum -9.1e-5: output generation stalled
     with its bound 2.4e-9 above a value 1.1e-12 short of the optimum; with the gains times
     2^7, optimal, gap 1.3e-12). A power of 2 scales every float exactly, so values, duals and

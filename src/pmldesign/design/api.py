@@ -18,6 +18,7 @@ from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limi
 from ..leakage.measures import _mutual_information, mutual_information_terms
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
+from .budget import Budget
 from .formulation.compact_lp import LinearSolution
 from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
@@ -37,11 +38,9 @@ from .search.cone_pricing import bound as cone_bound
 from .search.cone_pricing import make_cone
 from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_linear_gain
 from .search.set_outputs import solve_set_outputs
+from .status import Status, is_exact
 
 UTILITIES = ("mutual_information", "linear")
-#: Gap up to which a solution counts as proved optimal (``exact``), relative to
-#: ``max(1, |utility|)``.
-EXACT_GAP = 1e-9
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
 SOLVER_SHARE = 0.8
 #: Largest N at which a vertex set's linear design falls back to the compact LP over every
@@ -53,9 +52,9 @@ SET_LP_MAX = 400
 #: search against the search alone: eps 2 and 3, 17 sets, 38.6 / 50.7 s, 0.51-1.20 each; below
 #: eps 2 random gains 1.4-2.3x, the identity +0.1 s), and under a time limit from
 #: :data:`.COARSE_MIN` inputs for diagonal gains (a floor: the identity over 3 vertices at
-#: N = 3000 and eps 1, time_limit=10, 0.00097 -> 0.00245 against the bound 0.00265; a random
-#: gain lost 0.75 -> 0.59, the search left too little time), in :data:`BOX_SHARE` of the
-#: solver's time.
+#: N = 3000 and eps 1, time_limit=10, reached 0.00245 with it and 0.00097 without, against the
+#: bound 0.00265; a random gain reached 0.59 with it and 0.75 without, the search left too
+#: little time), in :data:`BOX_SHARE` of the solver's time.
 BOX_EPS = 2.0
 BOX_SHARE = 0.3
 #: Above this eps the LP's coefficients e^eps are not used (they overflow near 710 and make
@@ -90,25 +89,21 @@ class DesignResult(Result):
         (:func:`utility_ceiling`).
     method : str
         What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
-        box, LDP or a vertex set), "entry generation" (a linear gain near eps_max, where it
-        races output generation, :mod:`.entry_master`), "column generation" (mutual
-        information) or "closed form"
-        (the answer without a search: the unconstrained optimum when eps is large enough, or for
-        a diagonal gain such as the identity on a prior, ball or box the fractional knapsack or
-        randomized response of :mod:`.diagonal_gain` when exact pricing certifies it), then the
-        details (e.g. "output
-        generation: compact LP over 116 of 200 outputs (HiGHS unscaled, raced against HiGHS,
-        23 rounds)": the solver whose optimum is returned and its rounds; from N = 100 on two
-        or more cores, a search longer than half a second races two masters,
-        :mod:`.linear_gain`).
+        box, LDP or a vertex set), "entry generation" (a linear gain near eps_max,
+        :mod:`.entry_master`), "compact LP over every output" (an interior point that ended
+        within the gap), "column generation" (mutual information) or "closed form" (the answer
+        without a search: the unconstrained optimum when eps is large enough, or for a diagonal
+        gain such as the identity on a prior, ball or box the fractional knapsack or randomized
+        response of :mod:`.diagonal_gain` when exact pricing certifies it), then the details
+        (e.g. "output generation: compact LP over 116 of 200 outputs (HiGHS, 23 rounds)"). The
+        search is the one the plan (:mod:`.search.plan`) names for the utility, the prior set
+        and the eps regime: the same inputs always run the same search.
     solve_time : float
         Wall-clock seconds, repair included.
     exact : bool
-        Whether the certified gap ``upper_bound - utility`` is at most ``EXACT_GAP`` (1e-9)
-        times ``max(1, |utility|)``: optimal up to that. For utilities below 1 in absolute
-        value the threshold is absolute, so a tiny optimum can be "exact" with a larger
-        relative gap (N = 1000, uniform prior, (x - y)^2 at eps 3: utility -2.1e-4, gap 7.6e-10,
-        3.7e-6 of it); ``gap`` gives the figure.
+        Whether the certified gap ``upper_bound - utility`` is at most ``1e-9 * |utility|``
+        (relative; where ``|utility| < 1e-12``, at most ``1e-9 * 1e-12``):
+        :func:`.status.is_exact`. ``gap`` gives the figure.
     epsilon : float
         The certified eps (what ``eps`` asked for, as certified): PML for the prior, its
         supremum over the ball (radius > 0) or the prior set, or the LDP epsilon
@@ -117,10 +112,11 @@ class DesignResult(Result):
         Weight t of the output-independent mechanism mixed in by the repair (0: none needed,
         or columns over their caps by solver tolerance were cut to them instead:
         :func:`.repair.cut_to_caps`).
-    status : str
-        How the search ended: "optimal" (certified gap below the exact threshold), "time limit"
-        (best mechanism found by then, ``exact=False``) or "stalled" (the solver could not close
-        the gap further; ``exact=False``).
+    status : Status
+        How the search ended (a :class:`~pmldesign.Status`, equal to its string):
+        ``"optimal"`` (``exact``), ``"time limit"`` (best mechanism found by then,
+        ``exact=False``) or ``"certified gap"`` (the search ended with a certified gap above
+        the exact threshold, ``exact=False``; ``gap`` says how large).
     """
 
     _derived = ("gap",)
@@ -133,7 +129,7 @@ class DesignResult(Result):
     exact: bool
     epsilon: float
     repair: float
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
 
     @property
     def gap(self) -> float:
@@ -224,8 +220,9 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Solves ``max U`` over M(eps, P) (Lemma 1 of [15]), M(eps, B_radius(P)) (Prop. 2 of 003,
     eqs. (10)-(13)) or M(eps, S) (Corollary 1 of 003), see :mod:`.feasible`. A linear gain on a
-    prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs output
-    generation (:mod:`.linear_gain`), unless the gain is diagonal (the identity ``P(Y = X)``,
+    prior, a ball or a box (one cap row per output: :meth:`.FeasibleSet.cone`) runs the one
+    search the plan names for N and the eps regime (:mod:`.search.plan`, :mod:`.linear_gain`),
+    unless the gain is diagonal (the identity ``P(Y = X)``,
     any gain constant off the diagonal of each row) and a closed form of
     :mod:`.diagonal_gain` is certified optimal; on a vertex set (one cap row per vertex and
     output) output generation with Lagrangian pricing (:mod:`.set_outputs`); mutual
@@ -258,9 +255,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         engine's default, 30 s for mutual information and none for a linear gain). Both return
         the best mechanism found by then with a certified upper bound (``exact=False``,
         ``status="time limit"``); the certificate itself is never cut short, so a call can run
-        over by about one certificate (measured at N = 6000: within 10 % + 1 s). A solver thread
-        of a linear design that overruns its share (a HiGHS phase that reads no time limit) is
-        left to end by itself in the background, its certified bound kept. Mutual
+        over by about one certificate (measured at N = 6000: within 10 % + 1 s), or by a HiGHS
+        phase that reads no time limit (a crossover, a dual simplex start). Mutual
         information out of time returns randomized response over a partition of the inputs
         when that does better (:mod:`pmldesign.design.math.partition`). From N = 384 both
         first design for runs of consecutive inputs and lift it
@@ -272,13 +268,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Notes
     -----
-    Threads: from N = 100 on, with two or more cores, a linear design races two solvers in two
-    threads (:mod:`.linear_gain`) and for the race holds BLAS at one thread through
-    ``threadpoolctl``, which acts on the whole process: numpy work in the caller's other threads
-    runs on one BLAS thread meanwhile. Conversely a multi-threaded BLAS call of the caller's
-    just before a design leaves OpenBLAS's worker spinning for about 0.1 s, a core taken from
-    the race (measured at N = 100: up to 1.4x the time; BENCHMARKS.md, "Single runs at
-    N = 100").
+    Threads: a design is single-threaded and deterministic: the same inputs give the same
+    mechanism, value, status and method bit for bit, whatever the load and the number of cores
+    (as long as ``time_limit``, if given, is not reached). It runs in the calling thread and
+    starts none. The interior point of a linear design (:mod:`.block_ipm`) holds BLAS at one
+    thread (``threadpoolctl``) during that step only; ``threadpoolctl`` acts on the whole
+    process, so numpy work in the caller's other threads runs on one BLAS thread meanwhile.
 
     Examples
     --------
@@ -339,8 +334,8 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     cost = time.monotonic() - clock  # a finalisation: several certificates over the vertices
     bound = min(found.upper_bound, free_value)
     final, method = _or_one_output(final, reference, gain, method, refinalize)
-    if (bound - utility_value(final.mechanism, reference, gain)
-            > EXACT_GAP * max(1.0, abs(bound)) and found.status != "time limit"
+    if (not is_exact(bound, utility_value(final.mechanism, reference, gain))
+            and found.status != Status.TIME_LIMIT
             and (deadline is None or time.monotonic() + 2.0 * cost < deadline)):
         # not proved optimal, not for want of time: the unconstrained optimum repaired by
         # mixing, a floor that is near optimal at large eps, where HiGHS can fail on the
@@ -350,21 +345,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         final, method = _or_candidate(
             final, free, _score(reference, gain), refinalize, method,
             "the unconstrained optimum repaired by mixing did better and is returned")
-    utility = utility_value(final.mechanism, reference, gain)
-    # judged on the mechanism returned: the repair may cost utility
-    exact = bool(bound - utility <= EXACT_GAP * max(1.0, abs(utility)))
-    return DesignResult(
-        mechanism=final.mechanism,
-        utility=utility,
-        upper_bound=max(bound, utility_ceiling(final.mechanism, reference, gain)),
-        method=method,
-        solve_time=time.perf_counter() - start,
-        exact=exact,
-        epsilon=final.epsilon,
-        repair=final.mixing,
-        status="optimal" if exact else (
-            "stalled" if found.status == "optimal" else found.status),
-    )
+    return _result(final, reference, gain, bound, method, found.status, start)
 
 
 def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit: float | None,
@@ -407,7 +388,7 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit
     if coarse is None:
         return found, method
     bound = min(coarse.upper_bound, found.upper_bound)
-    if found.status == "optimal" or found.value >= coarse.value:
+    if found.status == Status.OPTIMAL or found.value >= coarse.value:
         return dataclasses.replace(found, upper_bound=bound), method
     runs = (f"output generation on {coarse.runs} runs of consecutive inputs over the vertices "
             f"summed on them ({coarse.status}), lifted, did better and is returned")
@@ -429,7 +410,7 @@ class _BoxDesign:
 def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
                           time_limit: float | None) -> _BoxDesign | None:
     """The linear-gain design for :meth:`.PriorSet.enclosing_box` (one cap row per output: the
-    engine of a single prior, its races and closed forms), valued under the vertex set's
+    engine of a single prior, its plan and closed forms), valued under the vertex set's
     reference. The box holds the hull, so the design is feasible for it: a floor for the
     search over the vertices, whose first master also gets the outputs it uses (where it runs:
     :data:`BOX_EPS`; BENCHMARKS.md, "Vertex sets started from the enclosing box"). None when
@@ -438,7 +419,8 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
     if box.is_point:
         return None
     try:
-        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain, time_limit, box)
+        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain,
+                                    Budget.of(time_limit), box)
     except SolverError:
         return None
     used = np.flatnonzero(raw.max(axis=0) > 0)
@@ -479,24 +461,24 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:
         if prior_set.size > SET_LP_MAX:
-            return single("stalled", "output generation failed")
+            return single(Status.GAP, "output generation failed")
         found = None
     method = "" if found is None else (
         "output generation over the vertex set's cap rows: compact LP over "
         f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
-    if found is not None and (found.status != "stalled" or prior_set.size > SET_LP_MAX):
+    if found is not None and (found.status != Status.GAP or prior_set.size > SET_LP_MAX):
         return found, method
     remaining = left()
     if remaining is not None and remaining <= 0:
         if found is None:
-            return single("time limit", "output generation failed, out of time")
+            return single(Status.TIME_LIMIT, "output generation failed, out of time")
         return found, method
     try:
         raw, value, bound = solve_set_lp(weights, feasible, remaining)
     except SolverError as error:
         if found is None:  # HiGHS failed on both, or ran out of time
             timed_out = "time limit" in str(error).lower()
-            return single("time limit" if timed_out else "stalled",
+            return single(Status.TIME_LIMIT if timed_out else Status.GAP,
                           "output generation and the compact LP failed"
                           + (", out of time" if timed_out else ""))
         return found, method
@@ -542,16 +524,8 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
                 final, lifted.mechanism, _score(reference, None), refinalize, method,
                 f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
                 "lifted, did better and is returned")
-    value = utility_value(final.mechanism, reference, None)
-    # judged on the search's bound: the ceiling's allowance grows with N M
-    exact = found.exact and found.upper_bound - value <= EXACT_GAP * max(1.0, abs(value))
-    bound = max(found.upper_bound, utility_ceiling(final.mechanism, reference, None))
-    return DesignResult(
-        mechanism=final.mechanism, utility=value, upper_bound=bound, method=method,
-        solve_time=time.perf_counter() - start, exact=exact, epsilon=final.epsilon,
-        repair=final.mixing,
-        status="optimal" if exact else ("stalled" if found.status == "optimal" else found.status),
-    )
+    return _result(final, reference, None, found.upper_bound, method, found.status, start,
+                   proved=found.exact)
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
@@ -600,7 +574,7 @@ def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: f
                         score=_score(prior, gain), deadline=deadline)
     # in C order like the embedded matrix: numpy sums an F-ordered column pairwise, a C-ordered
     # one row after row, and the certificate of the embedded columns must be the same floats
-    # (measured, issue 12: N = 6000, 3 outputs used, 1.0 against 1.0000000000001066 at eps 1,
+    # (measured: N = 6000, 3 outputs used, 1.0 against 1.0000000000001066 at eps 1,
     # which cost a second finalisation of 0.42 s certificates)
     small = finalize(np.ascontiguousarray(raw[:, used]), prior, eps, radius, ldp, labelled=True,
                      prior_set=prior_set,
@@ -671,8 +645,8 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
     deadline = None if time_limit is None else time.monotonic() + time_limit
     lifted = None
     if gain is not None:
-        share = None if time_limit is None else SOLVER_SHARE * time_limit
-        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain, share, prior_set)
+        raw, bound, method, status = _linear(prior, eps, radius, ldp, gain,
+                                             Budget.of(time_limit).share(SOLVER_SHARE), prior_set)
     else:
         from .search.mutual_information import search_mutual_information
 
@@ -704,22 +678,33 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
                 lambda m: finalize(m, prior, eps, radius, ldp, deadline=deadline), method,
                 f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
                 "lifted, did better and is returned")
-    mechanism = final.mechanism
-    value = utility_value(mechanism, prior, gain)
-    # proved optimal: the certified bound meets the value of the mechanism returned (relative
-    # 1e-9; the repair may cost utility), and for mutual information the search said so too
-    exact = (gain is not None or exact) and bound - value <= EXACT_GAP * max(1.0, abs(value))
+    return _result(final, prior, gain, bound, method, status, start,
+                   proved=gain is not None or exact)
+
+
+def _result(final: Finalized, prior: np.ndarray, gain: np.ndarray | None, bound: float,
+            method: str, status: str, start: float, proved: bool = True) -> DesignResult:
+    """The :class:`DesignResult` of every design: ``final`` (the finalised mechanism), its
+    utility under ``prior``, ``bound`` (the search's certified bound) raised to
+    :func:`utility_ceiling` of the mechanism, and ``exact`` when the search's bound meets the
+    value of the mechanism returned (:func:`.status.is_exact`: the repair may cost utility;
+    judged on the search's bound, as the ceiling's allowance grows with N M) and, for mutual
+    information, the search ``proved`` it too. Exactness decides the status: a proved optimum
+    is :data:`Status.OPTIMAL` however the search stopped, else :data:`Status.TIME_LIMIT` when
+    the search's ``status`` says so, else :data:`Status.GAP`."""
+    value = utility_value(final.mechanism, prior, gain)
+    exact = proved and is_exact(float(bound), value)
     return DesignResult(
-        mechanism=mechanism,
+        mechanism=final.mechanism,
         utility=value,
-        upper_bound=max(float(bound), utility_ceiling(mechanism, prior, gain)),
+        upper_bound=max(float(bound), utility_ceiling(final.mechanism, prior, gain)),
         method=method,
         solve_time=time.perf_counter() - start,
         exact=bool(exact),
         epsilon=final.epsilon,
         repair=final.mixing,
-        # exact decides: a proved optimum is "optimal" however the search stopped
-        status="optimal" if exact else ("stalled" if status == "optimal" else status),
+        status=Status.OPTIMAL if exact else (
+            Status.TIME_LIMIT if status == Status.TIME_LIMIT else Status.GAP),
     )
 
 
@@ -732,7 +717,7 @@ def _unconstrained(prior: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, flo
 
 
 def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray,
-            time_limit: float | None,
+            budget: Budget,
             prior_set: PriorSet | None = None) -> tuple[np.ndarray, float, str, str]:
     """Raw linear-gain optimum ``(mechanism, certified upper bound, method, status)``.
 
@@ -747,12 +732,6 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
     runs out returns the best mechanism found with status ``"time limit"``
     (:func:`_output_generation`).
     """
-    start = time.monotonic()  # the limit counts from here: the checks below take 0.5 s at
-    # N = 3000 over a box
-
-    def left() -> float | None:
-        return None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
-
     # certified on the prior as given, as the finalisation certifies it (its float
     # normalisation can move the smallest share down by an ulp, and the leakage up)
     free_certified = guarantee(prior, radius, ldp, prior_set)
@@ -762,20 +741,20 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         return free, free_value, (
             "closed form: the unconstrained optimum (eps is at least its certified leakage, "
             "e.g. eps >= epsilon_max: the PML constraint is inactive)"
-        ), "optimal"
+        ), Status.OPTIMAL
     if eps <= LP_EPS_MAX:
         weights, cone = prior[:, None] * gain, _cone(prior, eps, radius, ldp, prior_set)
-        diagonal = solve_diagonal_gain(weights, cone, left())
+        diagonal = solve_diagonal_gain(weights, cone, budget.seconds())
         if diagonal is not None:
             return diagonal.mechanism, min(diagonal.upper_bound, free_value), (
                 f"closed form: {diagonal.solver} for a diagonal gain (the identity and its "
                 "weighted forms), " + ("its bound certified by exact pricing over every output"
-                                       if diagonal.status == "optimal" else
+                                       if diagonal.status == Status.OPTIMAL else
                                        "out of time before its bound was priced: bounded by "
                                        "the unconstrained value")
             ), diagonal.status
         try:
-            raw, bound, method, status = _output_generation(weights, cone, prior, left())
+            raw, bound, method, status = _output_generation(weights, cone, prior, budget)
             return raw, min(bound, free_value), method, status  # free_value bounds every design
         except SolverError as error:
             if "time limit" in str(error).lower():
@@ -788,30 +767,30 @@ def _linear(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nd
         f"closed form ({reason}): the unconstrained optimum made feasible "
         f"({'randomized response over its outputs' if ldp else 'repair by mixing'}), "
         "bounded by the unconstrained value"
-    ), "stalled"
+    ), Status.GAP
 
 
 def _output_generation(weights: np.ndarray, cone, prior: np.ndarray,
-                       time_limit: float | None) -> tuple[np.ndarray, float, str, str]:
+                       budget: Budget) -> tuple[np.ndarray, float, str, str]:
     """:func:`.solve_linear_gain` as ``(mechanism, bound, method, status)``; under a time limit
     from :data:`.COARSE_MIN` outputs the design on runs of consecutive inputs first
     (:mod:`.coarse`), then the search over the inputs only when what is left of the time holds
     :data:`SEARCH_PRICINGS` pricings of every output (the runs' bound timed one), and the better
     of the two mechanisms (the runs skipped when HiGHS fails on them)."""
-    start = time.monotonic()
     coarse = None
-    if time_limit is not None and len(prior) >= COARSE_MIN:
+    if budget.limited and len(prior) >= COARSE_MIN:
         with contextlib.suppress(SolverError):  # HiGHS failed on the runs: search the inputs
-            coarse = coarse_linear_gain(weights, prior, cone, time_limit)
-        time_limit = max(0.0, time_limit - (time.monotonic() - start))
-        if coarse is not None and time_limit < SEARCH_PRICINGS * coarse.pricing:
+            coarse = coarse_linear_gain(weights, prior, cone, budget)
+        left = budget.remaining()
+        if coarse is not None and left < SEARCH_PRICINGS * coarse.pricing:
             # every row at its best output bounds every design (u = max_y W[x, y], h_y(u) <= 0)
             plain = cone_bound(weights.max(axis=1), np.zeros(1), weights, cone)
             return coarse.mechanism, min(coarse.upper_bound, plain), (
                 f"output generation on {coarse.runs} runs of consecutive inputs "
-                f"({coarse.status}), lifted; no search over the inputs: {time_limit:.2g} s "
-                f"left, one pricing of every output takes {coarse.pricing:.2g} s"), "time limit"
-    solution = solve_linear_gain(weights, cone, time_limit)
+                f"({coarse.status}), lifted; no search over the inputs: {left:.2g} s "
+                f"left, one pricing of every output takes {coarse.pricing:.2g} s"
+            ), Status.TIME_LIMIT
+    solution = solve_linear_gain(weights, cone, budget)
     rounds = f"{solution.rounds} round{'s' if solution.rounds != 1 else ''}"
     n = len(prior)
     if solution.entries:
@@ -824,7 +803,7 @@ def _output_generation(weights: np.ndarray, cone, prior: np.ndarray,
     else:
         method = (f"compact LP over every output: {solution.solver} ({solution.outputs} of "
                   f"{n} outputs carry mass)")
-    if coarse is None or solution.status == "optimal":
+    if coarse is None or solution.status == Status.OPTIMAL:
         return solution.mechanism, solution.upper_bound, method, solution.status
     upper_bound = min(solution.upper_bound, coarse.upper_bound)
     if coarse.value <= solution.value:

@@ -21,7 +21,7 @@ from ..certification import certify
 from ..leakage.measures import ldp_epsilon
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .api import _solve, _solve_set, objective, utility_value
-from .math.baselines import rr_for_pml
+from .closed_form import rr_for_pml
 from .oracles.comparison import EstimationComparison, compare_estimation
 
 

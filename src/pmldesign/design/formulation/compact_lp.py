@@ -26,6 +26,7 @@ import numpy as np
 from ..._errors import SolverError
 from .._highs import new_highs
 from ..math.feasible import cap_coefficients
+from ..status import Status
 
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 TOLERANCE = 1e-10
@@ -36,16 +37,16 @@ ROUNDING = 1e-12
 @dataclass(frozen=True)
 class LinearSolution:
     """Raw LP solution: the mechanism as HiGHS returned it, its LP value, a certified bound, how
-    the search ended (``"optimal"``, ``"time limit"``, ``"stalled"``), the outputs in the final
+    the search ended (a :class:`.Status`), the outputs in the final
     restricted LP, the number of LP solves, the solver that found the mechanism and, from output
-    generation, row-sum multipliers: an interior racer's converged ones, else the duals of the
-    winner's last LP (``None`` when neither exists); ``entries`` is the number of the compact
+    generation, row-sum multipliers: an interior start's converged ones, else the duals of the
+    search's last LP (``None`` when neither exists); ``entries`` is the number of the compact
     LP's columns in the final LP when entry generation found the mechanism (else 0)."""
 
     mechanism: np.ndarray
     value: float
     upper_bound: float
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
     outputs: int = 0
     rounds: int = 1
     solver: str = "HiGHS"
@@ -171,7 +172,7 @@ def solve_compact(
     equality = ~np.isinf(lower)
     # dot products by einsum, not BLAS: a multi-threaded OpenBLAS dot (10^4 terms and more)
     # leaves its worker spinning for about 0.1 s, a core taken from whatever runs next (a
-    # design timed right after this baseline ran up to 1.4x slower, issue 12)
+    # design timed right after this baseline ran up to 1.4x slower)
     lower_bound = float(np.einsum("i,i->", dual[equality], lower[equality])
                         + np.einsum("i,i->", np.minimum(reduced, 0.0), box))
     return LinearSolution(

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..._errors import SolverError
 from ..math.feasible import FeasibleSet
+from ..status import scale
 
 #: HiGHS primal and dual feasibility tolerance.
 TOLERANCE = 1e-10
@@ -96,7 +97,7 @@ def solve_set_lp(weights: np.ndarray, feasible: FeasibleSet,
             failure = exc
             continue
         _, value, bound = found[-1]
-        if bound - value <= GAP * max(1.0, abs(value)):
+        if bound - value <= GAP * scale(value):
             break
     if not found:
         raise failure or SolverError("prior-set LP: time limit reached before any solve")

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .baselines import randomized_response
+from .baselines import rr_matrix
 from .feasible import Cone
 
 
@@ -170,7 +170,7 @@ def knapsack(values: np.ndarray, cone: Cone) -> Candidate | None:
 
 
 def symmetric(values: np.ndarray, cone: Cone) -> Candidate | None:
-    """Randomized response (:func:`.baselines.randomized_response`) with the largest diagonal
+    """Randomized response (:func:`.baselines.rr_matrix`) with the largest diagonal
     ``alpha`` the cone allows (module docstring, symmetric instances), or ``None`` unless ``nu``
     is uniform and every value is the same positive number (as floats).
 
@@ -192,7 +192,7 @@ def symmetric(values: np.ndarray, cone: Cone) -> Candidate | None:
     alpha = min(1.0, (cone.b / n + spread) / (cone.a + spread))
     # k-RR's LDP parameter: e^delta = alpha / beta with beta = (1 - alpha) / (N - 1)
     delta = math.inf if alpha >= 1.0 else math.log(alpha * (n - 1) / (1.0 - alpha))
-    mechanism = randomized_response(n, delta)
+    mechanism = rr_matrix(n, delta)
     kept = float(mechanism[0, 0])
     return Candidate(mechanism=mechanism, value=float(values.sum() * kept),
                      multipliers=values * kept, name="randomized response")

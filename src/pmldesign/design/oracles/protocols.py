@@ -45,7 +45,7 @@ import numpy as np
 from ..._results import Result
 from ...leakage.estimation_error import share_variances
 from ...uncertainty.prior_set import PriorSet
-from ..math.baselines import rr_for_pml
+from ..closed_form import rr_for_pml
 from ..repair import finalize
 from . import two_level
 

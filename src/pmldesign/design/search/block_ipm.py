@@ -15,10 +15,9 @@ eliminating each block's rows, whose matrix is a diagonal plus ``w``'s rank one 
 (Sherman-Morrison, then a scalar Schur complement), so the linking rows' Schur complement is a
 diagonal plus ``sum_y kappa_y q_y q_y' - rho_y r_y r_y'``: two N x |Y| products, ``O(N^2 |Y|)``
 a step and ``O(N |Y|)`` memory, where HiGHS's interior point (IPX) on the same LP factors the
-dense per-block products. Measured in one run (issue 12, N = 200, Dirichlet(5) prior, random
-gain, eps = 1): 0.57 s and 50 steps here with BLAS in one thread (1.45 s with two: the race runs
-it in one), 13.1 s for IPX on the compact LP; 0.45-0.49 s and 53 steps since the refinement is
-conditional (:data:`REFINE_BELOW`)
+dense per-block products. Measured in one run (N = 200, Dirichlet(5) prior, random
+gain, eps = 1): 0.45-0.49 s and 53 steps here with BLAS in one thread (2.5x that with two: the
+search runs it in one), 13.1 s for IPX on the compact LP
 (:func:`pmldesign.design.formulation.compact_lp.solve_compact`).
 
 Its point is not a certificate: :mod:`.linear_gain` uses it to choose the outputs of its first
@@ -29,7 +28,6 @@ certified bound comes from the exact pricing as always.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,9 +41,9 @@ from ..math.feasible import Cone
 #: ``1 + |objective|``: the distortions' optima are small (N = 400, (x - y)^2 at eps = 3:
 #: -2.1e-4), and at a gap of 1e-6 in that sense the point still spread its mass over all 400
 #: outputs where the optimum uses 63, so HiGHS's crossover failed and the simplex after it took
-#: 48 s (issue 12).
+#: 48 s.
 TOLERANCE = 1e-9
-#: At most this many Newton steps (measured, issue 12: 83-130 to :data:`TOLERANCE` at N = 400
+#: At most this many Newton steps (measured: 83-130 to :data:`TOLERANCE` at N = 400
 #: and 1000 with eps 1-3). The distortions on a uniform prior converge slowly and need more:
 #: N = 1000 at eps 3, relative gaps of 6.4e-6 (|x - y|) and 6.8e-5 ((x - y)^2) at step 200, and
 #: within the exactness gap (an interior finish) at steps 215 and 241; 200 steps before.
@@ -56,7 +54,7 @@ STEPS = 260
 STALL, STALL_BELOW = 5, 1e-6
 #: At most ``REFINE`` rounds of iterative refinement of each normal-equation solve, while its
 #: residual is above ``REFINE_BELOW`` times the right-hand side's (largest entries): early
-#: steps solve to 1e-15 without one, late ones to 1e-8 and need one (measured, issue 12,
+#: steps solve to 1e-15 without one, late ones to 1e-8 and need one (measured,
 #: N = 400, four instances, two runs each: 17-24 % less time than two rounds always, the same
 #: steps within 6).
 REFINE, REFINE_BELOW = 2, 1e-10
@@ -72,7 +70,7 @@ CORRECTOR_REFINE_BELOW = 1e-6
 #: steps are cheaper but 1.2x as many: interior points at N = 100-400 took 0.70-0.75x the time
 #: and designs at N = 100 0.87x, but at N = 1000 ((x - y)^2, eps 2) the run reached
 #: :data:`STEPS` at a gap of 4.4e-6 where it converged in 198 steps with them, and HiGHS's
-#: crossover from there took 400 s (issue 12).
+#: crossover from there took 400 s.
 CORRECTORS = 1
 BETA_LOW, BETA_HIGH = 0.1, 10.0
 #: Fraction of the step to the boundary (Mehrotra's damping).
@@ -82,7 +80,7 @@ DAMPING = 0.995
 #: and eps 3) every step's point is offered to ``accept`` (:func:`interior_point`), which may
 #: end the run there: near the end rounding makes the gap and the residuals trade
 #: places, and the point the run keeps (the least of the two) need not be the one a caller can
-#: use. Measured (issue 12, N = 1000, uniform prior, random gain at eps 3, the interior racer's
+#: use. Measured (N = 1000, uniform prior, random gain at eps 3, the interior start's
 #: finish): the run's point was 3.5e-9 below its bound, where later ones, cut to their caps,
 #: came within the exactness gap of the least bound seen (the design: 60.3 s, exact).
 ACCEPT_BELOW = 1e-8
@@ -205,9 +203,9 @@ class _Normal:
                     + (a - b - d) ** 2 * dl + dw * (a + beta.sum(axis=1)) ** 2 + dt)
         q = de * self.phi * np.sqrt(self.kappa)[:, None]
         r = (de * beta - self.g) / np.sqrt(self.psi)[:, None]
-        import scipy.linalg  # here, not at import: it costs 0.3 s of `import pmldesign`
-
         # the upper triangle of q'q - r'r (symmetric rank-k updates: half a product each)
+        import scipy.linalg  # here, not at import: it is most of pmldesign's import time
+
         schur = scipy.linalg.blas.dsyrk(1.0, q, trans=1)
         schur = scipy.linalg.blas.dsyrk(-1.0, r, beta=1.0, c=schur, trans=1, overwrite_c=1)
         diagonal = np.arange(len(schur))
@@ -313,14 +311,18 @@ def _start(lp: _Lp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None = None,
-                   deadline: float = math.inf, stop: threading.Event | None = None,
-                   tolerance: float = TOLERANCE,
+                   deadline: float = math.inf, tolerance: float = TOLERANCE,
                    accept: Callable[[InteriorPoint], bool] | None = None) -> InteriorPoint:
     """Mehrotra's predictor-corrector with Gondzio's correctors on the compact LP over
     ``outputs`` (all by default) until :data:`TOLERANCE`, :data:`STEPS`, a stall
-    (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds), ``stop`` (set by another
-    thread) or ``accept``, offered every point within :data:`ACCEPT_BELOW`, takes one; returns
+    (:data:`STALL`), ``deadline`` (``time.monotonic()`` seconds) or ``accept``, offered every
+    point within :data:`ACCEPT_BELOW`, takes one; returns
     that point, else the best point of the run.
+
+    BLAS (numpy's and scipy's) runs in one thread during the call, and only then
+    (``threadpoolctl``): its dense products are small and on a shared machine spinning BLAS
+    threads made runs up to 10x slower (N = 200, |x - y| at eps 1: 7.4 s with scipy's BLAS
+    unlimited, 0.6 s in one thread); one thread also keeps the floats independent of the cores.
 
     Examples
     --------
@@ -333,6 +335,16 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
     >>> np.round(point.excess + point.low[:, None], 6).T.tolist(), point.gap < 1e-8
     ([[0.75, 0.25], [0.25, 0.75]], True)
     """
+    import scipy.linalg  # noqa: F401 - loaded first, so that the limit reaches its BLAS
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _interior_point(weights, cone, outputs, deadline, tolerance, accept)
+
+
+def _interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None,
+                    deadline: float, tolerance: float,
+                    accept: Callable[[InteriorPoint], bool] | None) -> InteriorPoint:
     n = weights.shape[0]
     outputs = np.arange(n) if outputs is None else np.asarray(outputs)
     lp = _Lp(weights, cone, outputs)
@@ -359,7 +371,7 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
             best = (max(gap, residual), x.copy(), y.copy(), z.copy(), gap, steps)
         if ((gap < tolerance and residual < tolerance) or steps >= STEPS
                 or (best[0] < STALL_BELOW and steps - best[5] >= STALL)
-                or time.monotonic() >= deadline or (stop is not None and stop.is_set())):
+                or time.monotonic() >= deadline):
             break
         try:
             newton = _Newton(lp, x, z)
@@ -369,7 +381,7 @@ def interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None =
         direction = newton.direction
         # the predictor only sets the centring (sigma) and the corrector's second-order term,
         # and Gondzio's correctors only move the products: their solves go without refinement
-        # (measured, issue 12: interior points at N = 100-400, 0.84x the time, the same steps;
+        # (measured: interior points at N = 100-400, 0.84x the time, the same steps;
         # BENCHMARKS.md, "A cheaper interior step")
         dx, dy, dz = direction(-x * z, rp, rd, 0)
         primal_step, dual_step = _largest(x, dx), _largest(z, dz)

@@ -9,7 +9,7 @@ The inputs are cut into :data:`RUNS` runs of consecutive inputs of about equal p
 lies in a cone ``a max c <= b <nu, c> + d min c`` (:class:`.Cone`: a fixed prior, its l1 ball, a
 box, eps-LDP) exactly when ``c'`` lies in the same cone with ``nu'``. The runs' design is
 :func:`.solve_linear_gain` on the gains ``W'[run, j] = sum_{x in run} W[x, o_j]`` of one output
-``o_j`` a run (the one of largest gain for that run, distinct: a square LP, which races); each
+``o_j`` a run (the one of largest gain for that run, distinct: a square LP); each
 column it uses then goes to the output of largest expected gain among all N (two columns sent to
 one output add, and a sum of columns of a cone stays in it).
 
@@ -18,7 +18,7 @@ The runs' row-sum multipliers ``u'`` give multipliers for the inputs,
 proportional to the prior when ``G`` varies little within it), whose Lagrangian bound, priced
 exactly over every output (:func:`.certified_bound`), holds for the design over the inputs
 whatever the multipliers. An interior point's multipliers, central in the optimal face of the
-runs' duals, lift far better than a vertex of it (measured, issue 12, N = 3000, Dirichlet(5),
+runs' duals, lift far better than a vertex of it (measured, N = 3000, Dirichlet(5),
 eps = 1, ``-(x - y)^2``: bound -0.01400 against -0.00226, the lifted design -0.01408).
 
 Lifting loses what the gain varies within a run: a distortion little, random gains much (see
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...uncertainty.prior_set import PriorSet
+from ..budget import UNLIMITED, Budget
 from ..math.feasible import Cone, FeasibleSet
 from .cone_pricing import make_cone
 from .linear_gain import certified_bound, solve_linear_gain
@@ -48,7 +49,7 @@ COARSE_MIN = 2 * RUNS
 #: pricing (one pricing of every output, as a round of the search over the inputs) then has up
 #: to the whole limit.
 COARSE_SHARE = 0.25
-#: Runs tried in turn for mutual information (measured, issue 12, N = 6000, Dirichlet(5),
+#: Runs tried in turn for mutual information (measured, N = 6000, Dirichlet(5),
 #: eps = 0.5: 16 runs 0.4746 nats in 0.13 s, 64 runs 0.4959 in 5 s; 192 runs 0.2284 in 5 s).
 MI_RUNS = (16, 32, 64)
 
@@ -82,10 +83,10 @@ def runs(prior: np.ndarray, k: int) -> np.ndarray:
 
 
 def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
-                       time_limit: float | None) -> Coarse:
+                       budget: Budget = UNLIMITED) -> Coarse:
     """Maximise ``sum weights * M`` over mechanisms constant on runs of consecutive inputs of
     about equal mass under ``prior`` (module docstring), the runs' LP in
-    :data:`COARSE_SHARE` of ``time_limit`` and the bound within it; the lifted mechanism is
+    :data:`COARSE_SHARE` of ``budget`` and the bound within it; the lifted mechanism is
     raw, as HiGHS returns mechanisms: in ``cone`` up to its tolerance and the rounding of the
     runs' sums (a column may hold 1e-17 of noise), which the design's finalisation repairs;
     ``upper_bound`` bounds the design over every mechanism.
@@ -97,23 +98,23 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
     >>> prior = np.full(n, 1 / n)
     >>> x = np.arange(n)
     >>> weights = prior[:, None] * -np.abs(x[:, None] - x[None, :]) / n
-    >>> found = coarse_linear_gain(weights, prior, make_cone(prior, 1.0, 0.0, n), None)
+    >>> found = coarse_linear_gain(weights, prior, make_cone(prior, 1.0, 0.0, n))
     >>> found.runs, found.status, found.mechanism.shape
     (192, 'optimal', (400, 400))
     >>> value = float(np.sum(weights * found.mechanism))  # the optimum lies in between
     >>> round(value, 4), round(found.upper_bound, 4)
-    (-0.0988, -0.0985)
+    (-0.0988, -0.0986)
     >>> bool(np.allclose(found.mechanism.sum(axis=1), 1.0))
     True
     """
-    deadline = math.inf if time_limit is None else time.monotonic() + time_limit
+    deadline = budget.deadline
     starts, lengths = _cut(prior, RUNS)
     ends = starts + lengths
     run_gain = np.stack([weights[s:e].sum(axis=0) for s, e in zip(starts, ends, strict=True)])
     run_nu = np.add.reduceat(cone.nu, starts)
     solution = solve_linear_gain(run_gain[:, _distinct_best(run_gain)],
                                  dataclasses.replace(cone, nu=run_nu / run_nu.sum()),
-                                 None if time_limit is None else COARSE_SHARE * time_limit)
+                                 budget.share(COARSE_SHARE))
     mechanism, value = _lift(solution.mechanism, lengths, run_gain)
     upper_bound, pricing = math.inf, 0.0
     if solution.multipliers is not None:

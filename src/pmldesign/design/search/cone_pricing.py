@@ -94,7 +94,7 @@ def price_values(reduced: np.ndarray, cone: Cone) -> np.ndarray:
     of equal ratio ``reduced / nu`` have one slope in the knapsack, so their order moves only
     breakpoints inside one linear piece, not the minimum (module docstring; its float
     evaluation is covered by the rounding allowance of :func:`bound` either way). Measured
-    (issue 12, N = 6000): half the time of :func:`price`.
+    (N = 6000): half the time of :func:`price`.
 
     Examples
     --------
@@ -155,7 +155,7 @@ def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone
     ``N eps sum |u|``. With ``magnitude = sum |u| + max_y sum_x |W[x, y]|`` (``>= sum |v|``) the
     allowance is ``4 N eps min(top magnitude, (1 + d / a) magnitude + max_x (|u_x| +
     max_y |W[x, y]|) / nu_x)``: near eps_max on a flat prior the second is smaller by about
-    e^eps (issue 12: N = 1000, uniform prior, random gain at eps 6.8, the first alone was
+    e^eps (N = 1000, uniform prior, random gain at eps 6.8, the first alone was
     1.2e-9 of the value, over the exactness gap, and the design could not be proved exact).
     Checked against an exact rational oracle of the section (tests/test_design_bound_rounding.py).
     """
@@ -172,7 +172,7 @@ def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone
 
 def _largest_column_magnitude(weights: np.ndarray) -> float:
     """``max_y sum_x |W[x, y]|``, a block of rows at a time: ``np.abs(weights)`` whole is an
-    N x N temporary whose page faults cost 0.25 s a bound at N = 6000 (measured, issue 12)."""
+    N x N temporary whose page faults cost 0.25 s a bound at N = 6000 (measured)."""
     step = max(1, (1 << 20) // weights.shape[1])
     total = np.zeros(weights.shape[1])
     for first in range(0, weights.shape[0], step):

@@ -29,12 +29,13 @@ so the last solved master is the best feasible solution found.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+
+from ..status import Status, scale
 
 #: The search counts as optimal when its certified gap is within this many stopping tolerances.
 CLOSE = 10.0
@@ -87,10 +88,10 @@ class Search:
     """How a column generation ended.
 
     ``value`` is the last master's value (``-inf`` if no master was solved), ``upper_bound`` the
-    best certified bound, ``status`` "optimal" (gap within :data:`CLOSE` tolerances), "time
-    limit" (stopped by the deadline, pricing included), "stalled" (no entering column before
-    the deadline, gap still open) or "stopped" (by another thread), ``rounds`` the master
-    solves.
+    best certified bound, ``status`` :data:`~.Status.OPTIMAL` (gap within :data:`CLOSE`
+    tolerances), :data:`~.Status.TIME_LIMIT` (stopped by the deadline, pricing included) or
+    :data:`~.Status.GAP` (no entering column before the deadline, gap still open), ``rounds``
+    the master solves.
     """
 
     value: float
@@ -105,8 +106,7 @@ class Search:
 
 
 def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bound: float,
-                      tolerance: float, relative: bool = False,
-                      stop: threading.Event | None = None, enough: float = 1.0) -> Search:
+                      tolerance: float, relative: bool = False, enough: float = 1.0) -> Search:
     """Run column generation until the certified gap closes, no column enters, or time runs out.
 
     Parameters
@@ -120,13 +120,10 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
     upper_bound : float
         A certified bound known beforehand (``math.inf`` if none).
     tolerance : float
-        Stop when ``upper_bound - value <= tolerance`` (times ``max(1, |value|)`` when
-        ``relative``).
+        Stop when ``upper_bound - value <= tolerance`` (times :func:`.status.scale` of the value,
+        ``|value|`` or at least :data:`.status.ZERO_UTILITY`, when ``relative``).
     relative : bool
         Relative tolerance.
-    stop : threading.Event, optional
-        Set by another thread to end the search before its next round (status "stopped"; a
-        master may also end its current solve early and return False).
     enough : float
         Stop once the gap is within ``enough`` tolerances (at most :data:`CLOSE`, which is what
         "optimal" means): a search whose bound carries a rounding allowance of more than one
@@ -153,29 +150,24 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
     >>> column_generation(One(), Exact(), math.inf, math.inf, 1e-10)
     Search(value=1.0, upper_bound=1.0, status='optimal', rounds=1)
     """
-    value, rounds, status = -math.inf, 0, "time limit"
+    value, rounds, status = -math.inf, 0, Status.TIME_LIMIT
     while True:
-        if stop is not None and stop.is_set():
-            status = "stopped"
-            break
         now = time.monotonic()
         if rounds and now + master.reserve + pricer.reserve >= deadline:
             break
         seconds = None if math.isinf(deadline) else deadline - pricer.reserve - now
         if not master.solve(seconds):
-            if stop is not None and stop.is_set():
-                status = "stopped"
             break
         rounds += 1
         value = master.value
         entering = pricer.price(master.duals, value, deadline)
         upper_bound = min(upper_bound, entering.bound)
-        allowed = tolerance * (max(1.0, abs(value)) if relative else 1.0)
+        allowed = tolerance * (scale(value) if relative else 1.0)
         if upper_bound - value <= enough * allowed or len(entering.columns) == 0:
             if upper_bound - value <= CLOSE * allowed:
-                status = "optimal"
+                status = Status.OPTIMAL
             elif time.monotonic() < deadline:  # else the pricing ran out of time
-                status = "stalled"
+                status = Status.GAP
             break
         if time.monotonic() + master.reserve + pricer.reserve >= deadline:
             break  # no time for another master: the columns would enter in vain

@@ -15,21 +15,21 @@ entry has a positive reduced cost, its duals (extended by 0 on the width rows of
 left out) are dual feasible for the whole LP, hence it is optimal. The certified bound is the
 exact Lagrangian bound of :mod:`.cone_pricing` at its row-sum duals, as for output generation.
 
-Measured (issue 12, prototype, one thread, against HiGHS simplex on the compact LP): N = 100,
-uniform prior, random gain at eps 4.5 0.011 s against 0.044 s; N = 200 at eps 5 0.031 s
-against 0.18 s; N = 400 at eps 5.5 0.11-0.31 s against 0.9-1.3 s. Lower (a budget ``(b + d) / a``
-under a third of N) it can lose to output generation, e.g. N = 200, uniform prior, (x - y)^2
-at eps 4.2 0.62 s against 0.32 s: it races (:func:`.linear_gain._racers`).
+Alone, one thread, against HiGHS simplex on the compact LP: N = 100, uniform prior, random gain
+at eps 4.5 0.011 s against 0.044 s; N = 200 at eps 5 0.031 s against 0.18 s; N = 400 at eps 5.5
+0.11-0.31 s against 0.9-1.3 s. Lower (a budget ``(b + d) / a`` under a third of N) it can lose
+to output generation, e.g. N = 200, uniform prior, (x - y)^2 at eps 4.2 0.62 s against 0.32 s:
+the plan (:mod:`.plan`) runs it near eps_max only.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
 from ..math.feasible import Cone
+from ..status import scale
 from .cone_pricing import bound
 from .engine import Entering
 from .highs_master import HighsMaster
@@ -48,9 +48,8 @@ class EntryMaster(HighsMaster):
     (:meth:`add`: an ``(k, 2)`` array of ``(x, y)``, ``x = -1`` for ``low_y``).
     """
 
-    def __init__(self, weights: np.ndarray, cone: Cone, capped: np.ndarray,
-                 stop: threading.Event | None = None) -> None:
-        super().__init__(weights, True, stop, presolve=False)
+    def __init__(self, weights: np.ndarray, cone: Cone, capped: np.ndarray) -> None:
+        super().__init__(weights, True, presolve=False)
         n = self.n
         self.cone, self.capped = cone, capped
         inf = self.highspy.kHighsInf
@@ -61,6 +60,7 @@ class EntryMaster(HighsMaster):
                             np.arange(n, dtype=np.int32), rows, np.full(n, cone.a))
         self.entered = np.zeros((n + 1, n), dtype=bool)  # row n: low_y
         self.entries = np.zeros((0, 2), dtype=np.int64)  # columns after the widths, in order
+        self.solved = 0  # entries in the LP at the last successful solve
 
     def add(self, entries: np.ndarray) -> None:
         """Add the columns ``(x, y)`` of ``entries`` (``x = -1``: ``low_y``) and their rows."""
@@ -94,22 +94,25 @@ class EntryMaster(HighsMaster):
         self.entries = np.concatenate([self.entries, np.column_stack([
             np.append(np.full(len(lows), -1), xs), np.append(lows, ys)])])
 
+    def _read(self) -> None:
+        self.solved = len(self.entries)
+
     def mechanism(self) -> np.ndarray:
-        """N x N: ``low_y + excess(x, y)`` at the last solve."""
+        """N x N: ``low_y + excess(x, y)`` at the last solve (entries added since are 0)."""
         n = self.n
-        values = self.solution[n:n + len(self.entries)]
+        entries, values = self.entries[: self.solved], self.solution[n:n + self.solved]
         mechanism = np.zeros((n, n))
-        low = self.entries[:, 0] < 0
-        mechanism += np.bincount(self.entries[low, 1], values[low], minlength=n)[None, :]
-        np.add.at(mechanism, (self.entries[~low, 0], self.entries[~low, 1]), values[~low])
+        low = entries[:, 0] < 0
+        mechanism += np.bincount(entries[low, 1], values[low], minlength=n)[None, :]
+        np.add.at(mechanism, (entries[~low, 0], entries[~low, 1]), values[~low])
         return mechanism
 
     @property
     def outputs(self) -> np.ndarray:
         """The outputs carrying mass at the last solve."""
         n = self.n
-        values = self.solution[n:n + len(self.entries)]
-        return np.unique(self.entries[values > 0, 1])
+        values = self.solution[n:n + self.solved]
+        return np.unique(self.entries[: self.solved][values > 0, 1])
 
     def reduced(self) -> tuple[np.ndarray, np.ndarray]:
         """Reduced costs, in the gains' unit, at the last solve: ``(N x N)`` of every
@@ -147,7 +150,7 @@ class EntryPricer:
         master = self.master
         n = master.n
         entry, low = master.reduced()
-        least = self.tolerance * max(1.0, abs(value))
+        least = self.tolerance * scale(value)
         positive = np.argwhere((entry > least) & ~master.entered[:n])
         if not len(positive):
             # an entry's reduced cost counts in h_y times the entry's value in the section, up

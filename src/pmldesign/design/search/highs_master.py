@@ -13,7 +13,6 @@ the exact pricing of :mod:`.cone_pricing`.
 from __future__ import annotations
 
 import math
-import threading
 import time
 
 import numpy as np
@@ -22,13 +21,15 @@ from ..._errors import SolverError
 from .._highs import cost_unit, new_highs
 from ..formulation.compact_lp import TOLERANCE
 
-#: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the slowest
-#: earlier round (at least ``PRIMAL_MIN`` seconds; primal simplex can stall on these degenerate
-#: LPs) goes on with dual simplex from the basis reached. Measured (issue 12, N = 400, (x - y)^2
-#: gain): a cut-off at 3x made most late rounds fall back (93 s with dual simplex, 238 s with
-#: interior point + crossover), at 10x none did (27 s).
-PRIMAL_STALL = 10.0
-PRIMAL_MIN = 0.5
+#: Warm rounds use primal simplex; one that takes more than ``PRIMAL_STALL`` times the
+#: iterations of the longest earlier run (at least ``PRIMAL_MIN``; primal simplex can stall on
+#: these degenerate LPs) goes on with dual simplex from the basis reached. Counted in
+#: iterations, not seconds, so the path does not depend on the machine's load. A low cut-off
+#: sends rounds that would have finished to dual simplex (a cut-off at 3x the slowest round
+#: made most late rounds fall back and the design 3.4x slower at N = 400, (x - y)^2; 10x made
+#: none); ``benchmarks/bench_design_lp.py`` (N = 400 rows) re-tunes them.
+PRIMAL_STALL = 10
+PRIMAL_MIN = 1000
 
 
 class HighsMaster:
@@ -40,8 +41,7 @@ class HighsMaster:
     row sums' multipliers) are in the gains' own unit, :attr:`row_duals` in HiGHS's.
     """
 
-    def __init__(self, weights: np.ndarray, scaled: bool = True,
-                 stop: threading.Event | None = None, presolve: bool = True) -> None:
+    def __init__(self, weights: np.ndarray, scaled: bool = True, presolve: bool = True) -> None:
         import highspy
 
         self.highspy = highspy
@@ -59,14 +59,13 @@ class HighsMaster:
         solver.setOptionValue("presolve", self.presolve)
         if not scaled:
             solver.setOptionValue("simplex_scale_strategy", 0)
-        self.stop = stop
         empty_i, empty_f = np.zeros(0, dtype=np.int32), np.zeros(0)
         solver.addRows(n, np.ones(n), np.ones(n), 0, empty_i, empty_i, empty_f)
         self.solver = solver
         self.solution = np.zeros(0)
         self.rounds = 0
         self.dual_first = False  # the next solve starts with dual simplex (a crossover's basis)
-        self.slowest = 0.0
+        self.most = 0  # iterations of the longest successful run
         self.reserve = 0.0  # solve() honours its time limit
 
     def solve(self, seconds: float | None) -> bool:
@@ -76,7 +75,6 @@ class HighsMaster:
         start = time.perf_counter()
         end = math.inf if seconds is None else start + seconds
         solved = False
-        interrupted = self.highspy.HighsModelStatus.kInterrupt
         dual, self.dual_first = self.dual_first, False
         if dual or self.rounds:
             self._warm()
@@ -86,13 +84,14 @@ class HighsMaster:
             solver.setOptionValue("simplex_strategy", 1)
         elif self.rounds:  # the previous basis stays primal feasible: primal simplex
             solver.setOptionValue("simplex_strategy", 4)
-            self._limit(min(end - start, max(PRIMAL_MIN, PRIMAL_STALL * self.slowest)))
+            solver.setOptionValue("simplex_iteration_limit",
+                                  max(PRIMAL_MIN, PRIMAL_STALL * self.most))
+            self._limit(end - start)
             solved = self._run()
-            if solved:
-                self.slowest = max(self.slowest, time.perf_counter() - start)
-            else:  # stalled: dual simplex from the basis reached
+            solver.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
+            if not solved:  # stalled: dual simplex from the basis reached
                 solver.setOptionValue("simplex_strategy", 1)
-        if not solved and time.perf_counter() < end and not self._stopped():
+        if not solved and time.perf_counter() < end:
             self._limit(end - time.perf_counter())
             solved = self._run()
             if solver.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
@@ -101,15 +100,14 @@ class HighsMaster:
                 # eps = 0); solve it without presolve
                 solver.setOptionValue("presolve", "off")
                 solved = self._run()
-            if not self.rounds or dual:
-                self.slowest = time.perf_counter() - start
+        if solved:
+            self.most = max(self.most, int(solver.getInfo().simplex_iteration_count))
         solver.setOptionValue("presolve", self.presolve)
         solver.setOptionValue("simplex_dual_edge_weight_strategy", -1)  # HiGHS's choice
         self.rounds += 1
         if not solved:
-            if (solver.getModelStatus() in (self.highspy.HighsModelStatus.kTimeLimit,
-                                            interrupted)
-                    or time.perf_counter() >= end or self._stopped()):
+            if (solver.getModelStatus() == self.highspy.HighsModelStatus.kTimeLimit
+                    or time.perf_counter() >= end):
                 return False
             raise SolverError(
                 f"HiGHS did not solve the restricted linear-gain LP (N = {self.n}, "
@@ -135,7 +133,7 @@ class HighsMaster:
         for every basic row (a solve each, before the first iteration and without looking at
         its time limit), and HiGHS takes the option at the first run after the model changed:
         set only before the dual run that follows a stalled primal one, it was not used.
-        Measured (issue 12, uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
+        Measured (uniform prior, |x - y|): after the crossover at N = 1000, eps = 4
         (840 outputs, 841,840 rows) 116-120 s and no iteration within a 30 s limit, where Devex
         met the limit (a design with ``time_limit=150`` returned after 198-208 s); at N = 400,
         eps = 3 (164 outputs, 66,164 rows) the solve took 1.68 s, with Devex 0.46 s. Whole
@@ -144,29 +142,9 @@ class HighsMaster:
         self.solver.setOptionValue("simplex_dual_edge_weight_strategy", 1)
 
     def _run(self) -> bool:
-        """One HiGHS run, unless the stop event is set: checked after the run's time limit was
-        set, so a :meth:`cancel` in between is not lost. True when HiGHS reports an optimum."""
-        if self._stopped():
-            return False
+        """One HiGHS run; True when HiGHS reports an optimum."""
         self.solver.run()
         return self.solver.getModelStatus() == self.highspy.HighsModelStatus.kOptimal
-
-    def cancel(self) -> None:
-        """End a run in another thread, once the stop event is set, by setting HiGHS's time limit
-        to 0: a running simplex reads its options as it goes (not a documented interface:
-        measured with highspy 1.16, it stops within 4-16 ms, or as late as 240 ms in warm primal
-        simplex rounds, BENCHMARKS.md, "Diagonal gains without an LP"; were it not read, the run
-        would end on its own and only time is lost). Not highspy's interrupt callback: it is
-        Python called at every simplex iteration, so a solve waits for the GIL whenever the
-        other racer runs Python (measured, issue 12: a master over every output, N = 100,
-        (x - y)^2 at eps 3, 0.085 s alone or racing without it, 0.10-0.12 s racing with it;
-        thirteenth session, without it on every racer: N = 200, 48 instances at eps 1, 2 and
-        3.5, 0.44-1.05 times the time, median 0.91, totals 28.3 -> 25.3 s; N = 100,
-        :data:`.linear_gain.INTERIOR_MIN`)."""
-        self.solver.setOptionValue("time_limit", 0.0)
-
-    def _stopped(self) -> bool:
-        return self.stop is not None and self.stop.is_set()
 
     def _limit(self, seconds: float) -> None:
         """Stop the next run after ``seconds`` (HiGHS's clock adds up over runs)."""

@@ -35,12 +35,10 @@ import itertools
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from .parallel import cores
 from .subset_windows import MAX_ITEMS, RangeMax, SubsetWindows, subset_members, subset_sums
 
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
@@ -309,7 +307,7 @@ INTERVAL_LIMIT = 4_000_000
 #: pricings (Zipf 1.5 at H/2, 1.75 and 2 at H) three finished in 128 batches; one, at 1819 of
 #: 2048 columns, finished in 256 (0.41 s against windows 1.96 s); one had 108 (4096 batches).
 #: Then the windows, however many pairs they hold (with more than 1e8, every free input went to
-#: branch and bound until the sixteenth session: of 58 captured pricings with 1.4e8-2.2e9
+#: branch and bound: of 58 captured pricings with 1.4e8-2.2e9
 #: pairs, Zipf 2 at H and H/4, Zipf 1.75 at H/2, 25 did not finish in 256 batches and took
 #: 0.4-15.4 s, together 85 s, where these 256 batches and the windows took 0.8-2.9 s, together
 #: 48 s; the 33 others finished in 0.00-0.28 s, where the windows took up to 19 s).
@@ -317,22 +315,14 @@ FIRST_PAIRS = 30_000_000
 FIRST_BATCHES = 128
 #: After branch and bound first ran out, the next pricing of the family tries it with a quarter
 #: of the batches, at least this many (back to :data:`FIRST_BATCHES` once it finishes).
-#: Measured (issue 12, twenty-first session, N = 32, 13 instances, two rounds alternating with
-#: the fixed 128): 118.3 -> 111.6 s, the same designs; Zipf 1.75 at H/2 24.9 -> 22.7 s, Zipf 2
-#: at H 12.4 -> 11.8 s, Zipf 2 at 3H/4 32.6 -> 27.9 s; 8 instead of 32 the same (42.0 / 41.9 s).
+#: Measured against the fixed 128 (N = 32, 13 instances, two rounds alternating): 0.94x in
+#: total, the same designs, 0.85-0.95x on the Zipf priors; 8 instead of 32 the same.
 FIRST_RETRY = 32
 #: Columns returned by :func:`_window_search` at least (measured at N = 32 on the hard priors:
 #: 32 columns a round took 70-120 rounds without closing the gap in 10 s, 512 closed most;
-#: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 11.9 -> 10.0 s),
+#: 2048 took 0.72x the time of 512 over the ten instances (Zipf 2 at eps = H: 0.84x),
 #: 1024 0.95x, 4096 0.78x, 8192 0.87x; N = 64 and 128 unchanged, their windows are not used).
 WINDOW_COLUMNS = 2048
-#: Intervals from which :func:`_window_search` refines in two threads (on two or more cores),
-#: each table's intervals from this many on in two halves. Measured at N = 32 (issue 12,
-#: twentieth session, one process, four settings alternating, three rounds; the machine's speed
-#: drifted by 1.5x meanwhile): Zipf 2 at eps = H 20.3 s one thread, 17.9 s threads from 0
-#: intervals, 18.8 s from 2^15, 17.7 s from 2^17 (0.87x); Zipf 1.5 and geometric 0.8 at H/2
-#: 20.5 / 22.1 / 19.9 / 19.7 s (threads on small refinements cost more than they gain).
-PARALLEL_INTERVALS = 2**17
 
 
 @dataclass
@@ -362,9 +352,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     than :data:`FIRST_PAIRS` pairs, :func:`_branch_and_bound` is tried first. A free input with
     intervals open when more than :data:`INTERVAL_LIMIT` are goes to
     :func:`_branch_and_bound`. At the deadline the open intervals' bounds join the bound.
-    From :data:`PARALLEL_INTERVALS` intervals the refinement runs in two threads (intervals are
-    independent given ``theta``, and the columns are ordered by value, then input and
-    positions, so the result is that of one thread).
+    The columns are ordered by value, then input and positions, not by the order found.
     Certified bound: the maximum of ``theta``, the exact values and the other bounds. Returns
     up to ``max(keep, WINDOW_COLUMNS)`` columns.
     """
@@ -419,11 +407,12 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     start = lo.ravel()[flat]
     stop = start + count.ravel()[flat]
 
-    def refine(window, b, start, stop, top, limit) -> _Refined:
-        """Refine these intervals (see above), until the deadline, ``limit`` at once at most."""
+    def refine(window, b, start, stop, top) -> _Refined:
+        """Refine these intervals (see above), until the deadline, :data:`INTERVAL_LIMIT` at
+        once at most."""
         bound, found, rest = -math.inf, [], np.zeros(0, dtype=pos.dtype)
         while window.size:
-            if window.size > limit:  # too many: branch and bound for those inputs
+            if window.size > INTERVAL_LIMIT:  # too many: branch and bound for those inputs
                 rest = pos[np.bincount(window, minlength=pos.size) > 0]
                 break
             # first with the free term's largest value over the whole window, then over the
@@ -457,7 +446,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     # need, so each table's intervals are one slice (from the windows' first intervals)
     firsts = np.searchsorted(window, np.arange(pos.size + 1))
 
-    def refine_table(task: tuple[int, int, int], limit: int = INTERVAL_LIMIT) -> _Refined:
+    def refine_table(task: tuple[int, int, int]) -> _Refined:
         """The intervals ``[low, high)`` (of windows that need table ``item``); once the
         deadline has passed, only their roots' relaxations, which bound them."""
         item, low, high = task
@@ -467,33 +456,21 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
         if time.monotonic() >= deadline:
             return _Refined(float(roots.bound[pos[np.unique(window[low:high])]].max()), [], none)
         top = RangeMax(first if item < 0 else np.where(holding[item][1], -np.inf, first))
-        return refine(window[low:high], b[low:high], start[low:high], stop[low:high], top,
-                      limit)
+        return refine(window[low:high], b[low:high], start[low:high], stop[low:high], top)
 
-    threads = cores() > 1
     tasks = []
     for item in np.unique(table_of).tolist():
         low = int(firsts[np.searchsorted(table_of, item)])
         high = int(firsts[np.searchsorted(table_of, item, "right")])
-        if high - low >= PARALLEL_INTERVALS and threads:  # in two halves
-            tasks += [(item, low, (low + high) // 2), (item, (low + high) // 2, high)]
-        else:
-            tasks.append((item, low, high))
-    if len(tasks) > 1 and window.size >= PARALLEL_INTERVALS and threads:
-        # two threads: numpy's loops release the GIL (measured in PARALLEL_INTERVALS' comment);
-        # each holds half of INTERVAL_LIMIT, so the memory bound stays
-        with ThreadPoolExecutor(2) as pool:
-            refined = list(pool.map(refine_table, tasks, itertools.repeat(INTERVAL_LIMIT // 2)))
-    else:
-        refined = [refine_table(task) for task in tasks]
+        tasks.append((item, low, high))
+    refined = [refine_table(task) for task in tasks]
     for part in refined:
         bound = max(bound, part.bound)
         found += part.found
         rest = np.union1d(rest, part.rest)
     value, free, a, b = (np.concatenate(part) for part in zip(*found, strict=True))
     # the best first, ties by input and positions: an order that does not depend on the order
-    # found, so two threads return what one does (with ties in the order found they returned
-    # the same columns in another order: 8 of 98 designs at N = 21-40, a helper's check)
+    # found
     best = np.lexsort((b, a, free, -value))[:keep]
     value, free, a, b = value[best], free[best], a[best], b[best]
     members = iter(windows.members(a[a >= 0], b[a >= 0], n))

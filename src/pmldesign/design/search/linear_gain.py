@@ -5,42 +5,28 @@ The design LP is ``max sum_y <W_y, c_y>`` over columns ``c_y`` in the per-column
 :meth:`.FeasibleSet.cone`) with ``sum_y c_y = 1``. At an optimum only a few outputs carry mass
 (each used column needs ``<nu, c_y> >= e^-eps max c_y``-like mass, so their number grows with
 e^eps, not with N), so :func:`solve_linear_gain` solves the compact LP of :mod:`.compact_lp`
-restricted to a set of outputs (:class:`RestrictedMaster`, the master) and adds outputs whose exact
-price at the restricted LP's row-sum duals is positive (:class:`_OutputPricer`; "output
+restricted to a set of outputs (:class:`RestrictedMaster`, the master) and adds outputs whose
+exact price at the restricted LP's row-sum duals is positive (:class:`_OutputPricer`; "output
 generation", column generation with whole cones as columns, run by :mod:`.engine`): every output
 block carries the exact cone, so ties between vertices of one cone, which stall
 vertex-by-vertex column generation on structured gains (identity, distortions), cost nothing.
 
 Inputs whose cap cannot bind (``b nu_x >= a``, e.g. ``e^eps P(x) >= 1`` for a fixed prior: near
 eps_max most inputs) get no row ``excess(x, y) <= width_y`` (:func:`_uncapped`): the master is the
-same LP with fewer rows (measured, issue 12, Dirichlet(5) seed 1, eps = 5, where 77 % of the
-inputs are uncapped at N = 100: identity 0.10 -> 0.07 s, |x - y| 0.10 -> 0.06 s, (x - y)^2
-0.08 -> 0.06 s; BENCHMARKS.md, "Uncapped inputs").
+same LP with fewer rows.
 
 Outputs that carry no mass leave the master (:meth:`RestrictedMaster.prune`) when their block's
 basic variables are exactly as many as its rows: the rest of the basis is then an optimal basis of
 the smaller master, so the next round starts from it with fewer rows to carry.
 
-Two searches race (:data:`RACE_MIN`) on two or more cores, in two threads, and the first optimum
-stops the other. The first is HiGHS's scaled master from the best single output. The second is,
-from :data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs, an *interior racer*: a primal-dual
-interior point of the compact LP over every output (:mod:`.block_ipm`), with the interior
-point's exactly priced bound; it ends there when the point itself (or one of its last steps),
-as a mechanism, is within the gap of that bound (:data:`FINISH`), else HiGHS's crossover from it
-on the outputs it uses (:meth:`RestrictedMaster.start`, within the time left) and output
-generation from that basis
-(dual simplex first when the basis is only dual feasible) follow. Near eps_max
-(:data:`DENSE_START`, up to :data:`DENSE_MAX` outputs) it is instead a *dense racer*, the master
-over every output from the start and without presolve, and the first is the interior racer;
-nearer still (:data:`ENTRIES_START`) the dense racer (or, above :data:`ENTRIES_DENSE_MAX`
-outputs, the scaled master) races *entry generation* (:mod:`.entry_master`), the compact LP
-over every output restricted to the mechanism's entries of positive reduced cost. Both start
-with the first (:func:`_racers`). Elsewhere (more than
-:data:`INTERIOR_MAX` outputs), or when the interior point does not converge, the second racer is
-the master without HiGHS's matrix scaling (HiGHS with and without scaling take very different
-paths on these degenerate LPs and neither is faster on every instance), which joins only when
-the first is not done within :data:`RACE_LATE` seconds. Which optimum is returned (when the LP
-has several) can then depend on timing; its value and certificate do not.
+One search runs, in the calling thread, chosen by the plan (:mod:`.plan`) from N and the cone's
+budget: the scaled master from the best single output; the master over every output at once
+(*dense*); *entry generation* (:mod:`.entry_master`); or an *interior* start, a primal-dual
+interior point of the compact LP over every output (:mod:`.block_ipm`) that ends there when the
+point itself, as a mechanism, is within the gap of its exactly priced bound (:data:`FINISH`),
+else HiGHS's crossover from it on the outputs it uses (:meth:`RestrictedMaster.start`) and
+output generation from that basis (unscaled output generation from the best single output when
+the point does not converge).
 
 Certified bound. For any multipliers ``u`` of the row sums, ``sum u + max_y h_y(u)`` bounds the
 optimum (weak Lagrangian duality, :mod:`.cone_pricing`), with ``h_y`` computed exactly by
@@ -50,170 +36,70 @@ duals and whatever outputs the restricted LP has.
 
 from __future__ import annotations
 
-import copy
 import math
-import threading
 import time
 
 import numpy as np
 
 from ..._errors import SolverError
+from ..budget import UNLIMITED, Budget
 from ..formulation.compact_lp import LinearSolution
 from ..math.diagonal_gain import Candidate, diagonal_values, knapsack, symmetric
 from ..math.feasible import Cone, FeasibleSet
 from ..repair import MIX_PRECISION, clean, cut_to_caps
+from ..status import Status, scale
 from .block_ipm import InteriorPoint, interior_point
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
 from .entry_master import EntryMaster, EntryPricer
 from .highs_master import HighsMaster
-from .parallel import cores as _cores
+from .plan import Strategy, choose
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
 #: Outputs added per round, the most violated first: the master starts from the single best
 #: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``,
-#: at most ``BATCH``.
-#: Small batches keep the master small (issue 12, measured: at N = 200 batches of 8 end with
-#: 24 / 66 outputs on |x - y| / (x - y)^2 gains, growing batches with 5 / 45, 2-7x faster), and
-#: the growth keeps the number of rounds near logarithmic while few outputs are in.
+#: at most ``BATCH``. Small batches keep the master small (at N = 200 batches of 8 ended with
+#: 24 / 66 outputs on |x - y| / (x - y)^2 gains, growing batches with 5 / 45, 2-7x faster);
+#: the growth keeps the number of rounds near logarithmic. Larger batches trade master size for
+#: fewer rounds; ``benchmarks/bench_design_lp.py`` re-tunes them.
 BATCH = 8
 GROWTH = 0.25
 FIRST = 1
 #: Dense optima lift the cap: when at least ``DENSE`` of the master's outputs carry mass (near
 #: eps_max most outputs do), a round adds ``ceil(GROWTH * outputs so far)`` even above
-#: ``BATCH``. Measured (issue 12, N = 200, Dirichlet(5) seed 1, eps = 5, one master): 31 -> 24
-#: rounds and 0.52 -> 0.42 s on (x - y)^2, 1.00 -> 0.63 s on the identity; no change at eps 1-2
-#: (faster growth, 0.5 or 1 times the outputs so far, measured no better). Half rather than 0.9
-#: (2026-11-24, same instances, best of 3, three A/B runs in BENCHMARKS.md, "Dense from half the
-#: outputs"): (x - y)^2 0.34 -> 0.24 s and random 0.31 -> 0.22 s at eps = 5 (their late masters
-#: carry mass on 80-87 % of the outputs, so 0.9 held them to 8 outputs a round); uniform prior,
-#: eps = 2, (x - y)^2 6.9 -> 5.3 s; the other gains and N = 100-400 at eps 0.5-3 within noise
-#: (0.9-1.05x).
+#: ``BATCH``: fewer rounds where late masters carry mass on 80-87 % of their outputs, at the
+#: cost of larger masters elsewhere. ``benchmarks/bench_design_lp.py`` (eps 4-5 rows)
+#: re-tunes it.
 DENSE = 0.5
 #: Entries of the N x outputs price table evaluated at once (bounds the pricing's memory).
 PRICE_CHUNK = 1 << 20
-#: From this N on, with two or more cores, two masters race in threads: HiGHS with its
-#: default matrix scaling (equilibration) and without (``simplex_scale_strategy`` 0); the
-#: first to prove its optimum stops the other (HiGHS solves release the GIL). Neither wins
-#: everywhere. Measured (issue 12, Dirichlet(5) seed 1, fixed prior, one process per run,
-#: scaled -> unscaled): N = 200 (x - y)^2 2.2 -> 0.9 s (eps 0.5), 2.1 -> 0.5 s (eps 1),
-#: 12.0 -> 3.3 s (eps 2); random at eps 1 2.6 -> 1.4 s; N = 400 (x - y)^2 at eps 1
-#: 12.9 -> 3.3 s and random at eps 2 51 -> 20 s, but |x - y| at eps 2 22 -> 68 s and
-#: (x - y)^2 at eps 0.5 23 -> over 300 s (one round: 15,000 iterations at 2 ms each).
-RACE_MIN = 100
-#: The unscaled master (the second racer above :data:`INTERIOR_MAX` outputs) joins the race only
-#: when the scaled one has not finished within ``RACE_LATE`` seconds: on short instances two
-#: threads only slow each other (measured, N = 200, eps = 5, (x - y)^2: 0.34 s of master solves
-#: alone, 0.53 s each when racing).
-RACE_LATE = 0.5
-#: A master sheds the blocks of outputs without mass (:meth:`RestrictedMaster.prune`) once at least
-#: ``PRUNE_MIN`` and ``PRUNE_SHARE`` of its outputs are such blocks; an output leaves at most once
-#: (so the search stays finite). Measured (issue 12, N = 400, Dirichlet(5) seed 1 unless stated,
-#: raced, one run each in one process, without -> with; BENCHMARKS.md, "Outputs without mass
-#: leave the master"): uniform prior (x - y)^2 at eps 1 114 -> 8.1 s (but 26-35 s on another
-#: path, where no block without mass held as many basic variables as rows), |x - y| at eps 2
-#: 27 -> 5.2 s, (x - y)^2 at eps 0.5 24 -> 9.8 s and at eps 2 24 -> 16 s; random gains (dense
-#: masters: nothing to shed) and N <= 200 within noise.
+#: A master sheds the blocks of outputs without mass (:meth:`RestrictedMaster.prune`) once at
+#: least ``PRUNE_MIN`` and ``PRUNE_SHARE`` of its outputs are such blocks; an output leaves at
+#: most once (so the search stays finite). Trades the cost of rebuilding the basis against
+#: carrying dead rows; it paid most on distortions at N = 400 (uniform prior (x - y)^2 at eps 1:
+#: 14x faster) and was neutral on random gains and at N <= 200. ``benchmarks/bench_design_lp.py``
+#: (N = 400 rows) re-tunes it.
 PRUNE_MIN = 8
 PRUNE_SHARE = 0.25
-#: From ``INTERIOR_MIN`` to ``INTERIOR_MAX`` outputs the second racer is the interior racer (module
-#: docstring; :mod:`.block_ipm`, ``O(N^3)`` a step and 50-200 steps, ``O(N^2)`` memory); elsewhere
-#: the unscaled master. Measured (issue 12, one fresh process each, BLAS in one thread;
-#: BENCHMARKS.md, "The interior racer" and "The interior point to a relative gap"): N = 200 unscaled
-#: -> interior racer (Dirichlet(5) seed 1): random 2.1 -> 1.05 s, (x - y)^2 2.4 -> 1.2 s at eps 2;
-#: N = 400, three gains x eps 0.5-3 x five priors (fixed and ball): 0.09-7.8 s, where the unscaled
-#: racer took up to 65 s and over 120 s once; N = 1000: random, (x - y)^2 and |x - y| at eps 1-2
-#: 29-79 s (over 250 s before). It starts with the scaled master, not :data:`RACE_LATE` seconds
-#: after it. Measured (issue 12; Dirichlet(5) seeds 0 and 1 and uniform priors, |x - y|, (x - y)^2
-#: and random gains, fixed and ball, one process, best of 1-3): N = 200 totals over 18 instances
-#: 22.7 -> 13.7 s (eps 2), 13.6 -> 8.5 s (eps 1), eps 3.5 ratio to HiGHS 0.25-1.47 -> 0.19-0.97;
-#: N = 400 49.2 -> 46.0 s (eps 1), 32.2 -> 30.0 s (eps 2). At N = 100 only once no racer called back
-#: into Python (:meth:`RestrictedMaster.cancel`; thirteenth session, the block gain too, best of 2
-#: alternating with the late start): eps 1, 2.5 and 3, 72 instances, totals 13.3 -> 11.4 s, ratios
-#: to HiGHS up to 1.36 (one over 1) -> up to 0.97, over 0.3 s 15 -> 5 instances; random gains at
-#: eps 2.5 0.35-0.61 -> 0.17-0.24 s; the short ones (|x - y| and block at eps 1) 0.02-0.06 ->
-#: 0.02-0.09 s.
-INTERIOR_MIN = RACE_MIN
-INTERIOR_MAX = 1200
-#: An interior racer starts from the outputs with mass above ``CHOOSE * N`` at the interior
-#: point, if its relative gap reached ``INTERIOR_GAP`` (else from the best single output, as the
-#: others). Not also those with a price near 0: where the optimum is degenerate those are many
-#: (N = 1000, (x - y)^2 at eps 2: 265 outputs, 72 with mass) and the simplex after the crossover
-#: took 171 s on them, against 9.4 s on the 72 (issue 12); the interior point's bound stands
-#: for the others.
+#: An interior start takes the outputs with mass above ``CHOOSE * N`` at its point, if its
+#: relative gap reached ``INTERIOR_GAP`` (else it goes on from the best single output). Not also
+#: those with a price near 0: where the optimum is degenerate those are many (N = 1000,
+#: (x - y)^2 at eps 2: 265 outputs, 72 with mass) and the simplex after the crossover took 18x
+#: as long on them; the interior point's bound stands for the others.
 CHOOSE = 1e-6
 INTERIOR_GAP = 1e-4
-#: An interior racer ends at an interior point, with neither crossover nor simplex, when the
-#: point as a mechanism (:meth:`.InteriorPoint.mechanism`, cleaned and cut to its caps), less
-#: what mixing may still cost (:func:`repair_cost`, an upper estimate), is within ``FINISH``
-#: times the exactness gap (``CLOSE * GAP`` of ``max(1, |value|)``, that of
-#: :func:`pmldesign.design`) of the least certified bound at the multipliers of the points seen:
-#: the rest is left to the certificates' outward rounding. Every point of the run's last steps
-#: is tried (:data:`.block_ipm.ACCEPT_BELOW`, :class:`_Finish`), not only the one it keeps.
-#: On the degenerate optima of distortions on a uniform prior, where the point sits in the
-#: middle of a large optimal face, the crossover and the simplex after it took most of the time
-#: (issue 12, uniform prior: N = 400, |x - y| at eps 3, 7.4 s in all of which the interior
-#: point took 4.4 s; its point cleaned and finalised needed no repair and was 6.2e-11 below the
-#: bound; N = 1000, (x - y)^2 at eps 2 ended at its interior point, 2.2e-12 below the bound).
+#: An interior start ends at its point, with neither crossover nor simplex, when the point as a
+#: mechanism (:meth:`.InteriorPoint.mechanism`, cleaned and cut to its caps), less what mixing
+#: may still cost (:func:`repair_cost`, an upper estimate), is within ``FINISH`` times the
+#: search's closing gap (``CLOSE * GAP`` relative) of the least certified bound at the
+#: multipliers of the points seen; the rest is left to the certificates' outward rounding.
+#: Every point of the run's last steps is tried (:data:`.block_ipm.ACCEPT_BELOW`,
+#: :class:`_Finish`). On the degenerate optima of distortions on a uniform prior, where the
+#: point sits in the middle of a large optimal face, the crossover and the simplex after it
+#: took most of the time. Closer to 1 ends more runs at their point at the cost of margin
+#: for the repair; ``benchmarks/bench_design_lp.py`` (N = 400, uniform) re-tunes it.
 FINISH = 0.9
-#: Near eps_max most outputs carry mass at the optimum and the compact LP over every output is
-#: easy, so from :data:`RACE_MIN` to ``DENSE_MAX`` outputs, when the cone's budget
-#: ``(b + d) / a`` is at least ``DENSE_START`` times N (with ``d >= 0`` every mechanism in the
-#: cone has ``sum_y max_x P(y|x) <= (b + d) / a``: sum the caps over the columns, with
-#: ``sum_y <nu, c_y> = 1`` and ``sum_y min c_y <= 1``; so an optimum that spends it uses at least
-#: that many outputs; for a fixed prior, whose cap is ``(1, e^eps, 0)`` by Lemma 1 of [15],
-#: it is e^eps), the second racer is a *dense racer*: the master over every output, from the
-#: start and without presolve. Measured
-#: (issue 12, Dirichlet(5) seed 1 and uniform priors, (x - y)^2, |x - y|, random and identity
-#: gains, fixed prior, best of 2 in one process, ``pml.design`` against the faster of HiGHS
-#: simplex and IPM on the compact LP; BENCHMARKS.md, "A dense racer near eps_max"): eps = 4,
-#: ratio 1.75 -> 0.97 at most at N = 100 and 1.49 -> 0.97 at N = 200; eps = 5, N = 200,
-#: (x - y)^2 and |x - y| 0.86-1.11 -> 0.39-0.66. Alone, the dense master solves in 0.005-0.09 s
-#: at N = 100 and eps 3-5 where the compact LP takes 0.05-0.15 s, but output generation is the
-#: faster on the identity and random gains at eps 3 (0.04 / 0.11 s against 0.16 / 0.12 s), and
-#: at N = 200 and eps = 5 one random gain takes the dense master 42 s: hence a race, not a
-#: choice. N = 100, eps = 3 (budget 20): ratio 1.05-1.49 -> 0.71-0.83 on the distortions, the
-#: others within noise (0.20-0.83). Lower it is neutral at N = 100 (eps 2.5, budget 0.12 N) but
-#: at N = 200, eps 3.5 (0.17 N) it displaces the interior racer: (x - y)^2 1.39 -> 0.99, random
-#: 0.63 -> 1.03. 0.18 rather than 0.2 keeps N = 100, eps = 3 on a small ball (budget 19.7).
-#: 0.14 since the twenty-fifth session (uniform and Dirichlet(5) seeds 0 and 1, fixed and ball,
-#: |x - y|, (x - y)^2, block and random gains, two runs each alternating in one process, against
-#: HiGHS simplex on the compact LP; BENCHMARKS.md, "The dense racer from 0.14 N"): N = 100, eps
-#: 2.6-2.9, 72 instances, totals 7.16 -> 6.35 s, over HiGHS 7 -> 0 (better of two runs; at most
-#: 1.27 -> 0.99), the distortions on Dirichlet balls at eps 2.9 1.0-1.15 -> under 1; N = 200,
-#: eps 3.35 and 3.5, 48 instances 20.8 -> 18.9 s, at most 0.91 -> 0.70, random gains 0.14-0.27
-#: either way (the tenth session's 0.63 -> 1.03 not reproduced: its race was another).
-DENSE_START = 0.14
-DENSE_MAX = 200
-#: From a budget of ``ENTRIES_START`` times N the racers are the dense racer (up to
-#: ``ENTRIES_DENSE_MAX`` outputs, else the scaled master) and *entry generation*
-#: (:mod:`.entry_master`: the compact LP over every output restricted to the entries of
-#: positive reduced cost), whose strengths are complementary: each alone, one thread (issue 12,
-#: twenty-fifth session; uniform and Dirichlet(5) seed 1 priors, fixed and ball of radius
-#: min P; |x - y|, (x - y)^2, block and random gains): the dense racer 0.012-0.022 s at N = 100
-#: and eps 4-4.5 on the distortions and the block gain, 0.06-0.16 s at N = 200 (eps 4.6-5),
-#: 0.29-0.55 s at N = 400 (eps 5.5), but 0.04-0.07 s on the random gains at N = 100 and 37 s at
-#: N = 200, eps 5; entry generation 0.009-0.027 s on the random gains at N = 100 (the compact
-#: LP 0.05-0.07 s), 0.034-0.043 s at N = 200, eps 5 (0.2-0.58 s), 0.11-0.31 s at N = 400, eps 5.5
-#: (0.9-1.3 s), but up to 0.72 s on (x - y)^2 at N = 200, eps 4.2, and 1.48 s at N = 400. The
-#: scaled master was never the fastest of the three from a budget of 0.3 N. Below it the
-#: interior racer is the fastest on most instances (N = 100, eps 3: 0.025-0.09 s; N = 200,
-#: eps 3.6: 0.09-0.56 s) and keeps the dense racer as its rival (raced, N = 100, eps 3, 16
-#: instances, best of 2: 1.16 s with the dense racer, 1.26 s with entry generation, whose
-#: Dirichlet distortions took 0.08-0.10 s against 0.065-0.095 s).
-ENTRIES_START = 0.3
-ENTRIES_DENSE_MAX = 400
-#: Under a time limit, a racer still running ``LEFT_BEHIND`` times the solver's time after its
-#: deadline, and :data:`CANCEL_WAIT` seconds after it was cancelled, is left behind: the design
-#: returns without it (its thread ends by itself, at the time limit it already has, once HiGHS
-#: reads it again), keeping only its certified bound. Some HiGHS phases read no time limit: a
-#: solve after the crossover on a master of 918,000 rows was given 37.6 s and returned after
-#: 64 s with 4 iterations (issue 12, N = 1000, uniform prior, |x - y| at eps 3; the solver's
-#: 240 s became 266.7 s). :func:`pmldesign.design` gives the solver 0.8 of ``time_limit``: this
-#: keeps at least half of the rest for the finalisation.
-LEFT_BEHIND = 0.125
-CANCEL_WAIT = 0.5
 
 
 class RestrictedMaster(HighsMaster):
@@ -229,8 +115,8 @@ class RestrictedMaster(HighsMaster):
     """
 
     def __init__(self, weights: np.ndarray, cone: Cone | FeasibleSet, scaled: bool = True,
-                 stop: threading.Event | None = None, presolve: bool = True) -> None:
-        super().__init__(weights, scaled, stop, presolve)
+                 presolve: bool = True) -> None:
+        super().__init__(weights, scaled, presolve)
         self.low, self.width, self.excess = master_rows(cone)
         # rows excess(x, y) <= width_y only where the cap can bind (module docstring)
         self.capped = np.flatnonzero(~_uncapped(cone)).astype(np.int32)
@@ -283,13 +169,12 @@ class RestrictedMaster(HighsMaster):
 
         Such a basis is what the crossover leaves when the point sits in the middle of a
         degenerate optimal face (the distortions on a uniform prior), and primal simplex from it
-        first has to regain feasibility. Measured (issue 12, N = 400, uniform prior, |x - y| at
+        first has to regain feasibility. Measured (N = 400, uniform prior, |x - y| at
         eps = 3: 162 outputs, a basis with 2016 primal and 0 dual infeasibilities): dual simplex
-        284 iterations, 3.6 s; primal simplex 4446 iterations, 22 s. Whole designs, both ways
-        alternating in one process (BENCHMARKS.md, "Dual simplex after a crossover"): that
-        instance 26.9 -> 6.3 s, the uniform ball at eps = 4 |x - y| 17.8 -> 6.3 s and
-        (x - y)^2 21.7 -> 7.4 s; 36 instances at N = 400 0.77x in total, the others 0.90-1.10;
-        N = 100 (54 instances) and 200 (36) within noise (totals 1.02x / 1.06x)."""
+        284 iterations, 3.6 s; primal simplex 4446 iterations, 22 s. Whole designs, dual against
+        primal first, alternating in one process (BENCHMARKS.md, "Dual simplex after a
+        crossover"): 0.23x on that instance, 0.35x on the uniform ball at eps = 4 for |x - y|
+        and (x - y)^2; 0.77x over 36 instances at N = 400; N = 100 and 200 within noise."""
         import highspy
 
         self.add(outputs)
@@ -315,9 +200,8 @@ class RestrictedMaster(HighsMaster):
         solution.row_dual = (self.unit * np.concatenate([point.multipliers, rows.ravel()])).tolist()
         solution.row_value = [0.0] * len(solution.row_dual)
         solution.value_valid = solution.dual_valid = True
-        # the crossover honours HiGHS's time limit counted from its own start (IPX's clock; a
-        # cancel() does not reach it): measured (issue 12, N = 1000, uniform prior, |x - y| at
-        # eps 3) it took 180 s, and a design with time_limit=100 returned after 258 s
+        # the crossover honours HiGHS's time limit counted from its own start (IPX's clock;
+        # nothing else stops it): it took 180 s at N = 1000 (uniform prior, |x - y| at eps 3)
         if math.isfinite(deadline):
             solver.setOptionValue("time_limit", max(deadline - time.monotonic(), 1e-3))
         solver.crossover(solution)  # "imprecise" is fine: solve() cleans up from its basis
@@ -391,7 +275,7 @@ class RestrictedMaster(HighsMaster):
         """The number of basic variables (columns and row slacks) in each of the ``blocks``
         blocks of ``N + 2`` columns and ``rows`` rows (after the N row sums), from HiGHS's list
         of basic variables (``j >= 0`` column ``j``, ``-1 - i`` row ``i``'s slack); all 0 when
-        HiGHS has none to give. Measured (issue 12, N = 100): 0.16 ms, against 4.4 ms through
+        HiGHS has none to give. Measured (N = 100): 0.16 ms, against 4.4 ms through
         ``getBasis`` and the statuses' codes, and six of seven checks at (x - y)^2, eps 2.6
         drop nothing."""
         status, basic = self.solver.getBasicVariables()
@@ -480,13 +364,13 @@ class _OutputPricer:
 
     ``first`` holds the outputs to start from (the best ones at ``u = 0``) and ``reserve`` the
     time that pricing took: every round ends with one pricing, so the loop keeps that time.
-    A pricer prices for one master (:meth:`fork`), whose density sets the batch; before each
+    A pricer prices for one master, whose density sets the batch; before each
     pricing the master sheds outputs without mass (:meth:`RestrictedMaster.prune`), which may enter
     again.
     """
 
-    def __init__(self, weights: np.ndarray, cone) -> None:
-        self.weights, self.cone = weights, cone
+    def __init__(self, weights: np.ndarray, cone, master: RestrictedMaster) -> None:
+        self.weights, self.cone, self.master = weights, cone, master
         n = weights.shape[0]
         clock = time.monotonic()
         prices = section_prices(np.zeros(n), weights, cone)  # h_y(0): each output on its own
@@ -494,88 +378,74 @@ class _OutputPricer:
         self.first = np.argsort(-prices, kind="stable")[:FIRST]
         self.chosen = np.zeros(n, dtype=bool)
         self.chosen[self.first] = True
-        self.master: RestrictedMaster | None = None
-
-    def fork(self, master: RestrictedMaster) -> _OutputPricer:
-        """A pricer for ``master`` with this one's start (no second pricing at ``u = 0``) and
-        its own record of the outputs chosen."""
-        twin = copy.copy(self)
-        twin.chosen = self.chosen.copy()
-        twin.master = master
-        return twin
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         prices = section_prices(duals, self.weights, self.cone)
-        positive = prices > GAP * max(1.0, abs(value))
-        if self.master is not None and (positive & ~self.chosen).any():
+        positive = prices > GAP * scale(value)
+        if (positive & ~self.chosen).any():
             # only when another round follows (a 100-output master takes 16 ms to shed its
             # blocks); outputs that leave the master may enter again
             self.chosen[self.master.prune()] = False
         violated = np.flatnonzero(positive & ~self.chosen)
         batch = math.ceil(GROWTH * self.chosen.sum())
-        if self.master is None or self.master.used < DENSE * self.master.solved:
+        if self.master.used < DENSE * self.master.solved:
             batch = min(BATCH, batch)
         entering = violated[np.argsort(-prices[violated], kind="stable")[:batch]]
         self.chosen[entering] = True
         return Entering(entering, bound(duals, prices, self.weights, self.cone))
 
 
-def solve_linear_gain(weights: np.ndarray, cone: Cone, time_limit: float | None) -> LinearSolution:
+def solve_linear_gain(weights: np.ndarray, cone: Cone, budget: Budget = UNLIMITED,
+                      strategy: Strategy | None = None) -> LinearSolution:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over the mechanisms whose columns lie in
     ``cone`` (:meth:`.FeasibleSet.cone`, or :func:`.cone_pricing.make_cone` for a prior, a ball
-    or eps-LDP).
+    or eps-LDP), within ``budget``.
 
-    Output generation (module docstring). ``upper_bound`` is the best certified Lagrangian bound
-    found; ``status`` is ``"optimal"`` when it meets the LP value (relative gap
-    :data:`GAP`), else ``"time limit"`` with the best feasible mechanism found so far (at worst
-    the best single constant column, always feasible). Raises :class:`SolverError` when HiGHS
-    fails for another reason.
+    The search is the plan's for N and the cone's budget (:func:`.plan.choose`), or
+    ``strategy``; when its HiGHS fails, the scaled master runs instead. ``upper_bound`` is the
+    best certified Lagrangian bound found; ``status`` is ``"optimal"`` when it meets the LP value
+    (relative gap :data:`GAP`), else ``"time limit"`` with the best feasible mechanism found so
+    far (at worst the best single constant column, always feasible). Raises
+    :class:`SolverError` when HiGHS fails for another reason.
 
     Examples
     --------
     >>> from .cone_pricing import make_cone
     >>> cone = make_cone(np.array([0.5, 0.5]), math.log(1.5), 0.0, 2)
-    >>> s = solve_linear_gain(np.eye(2) / 2, cone, None)
+    >>> s = solve_linear_gain(np.eye(2) / 2, cone)
     >>> round(s.value, 12), s.upper_bound >= s.value, s.status  # randomized response
     (0.75, True, 'optimal')
     """
-    start = time.monotonic()
-    deadline = math.inf if time_limit is None or not math.isfinite(time_limit) else (
-        start + time_limit)
     n = weights.shape[0]
     # fallback: every row to the best single output (the constant column is in every cone);
     # its certificate: u = max_y W[x, y] has h_y(u) <= 0 for every y
     mechanism, value = best_single_output(weights)
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
-    racers = _race(weights, cone, deadline, fallback, n >= RACE_MIN and _cores() >= 2,
-                   deadline + LEFT_BEHIND * (deadline - start))
-    done = [r for r in racers if not r.left_behind]
-    solved = [r for r in done if r.search.solved]
-    winner = max(solved, key=lambda r: (r.search.status == "optimal", r.search.value),
-                 default=(done or racers)[0])
-    upper_bound = min([fallback] + [r.bound if r.left_behind else r.search.upper_bound
-                                    for r in racers])
+    if strategy is None:
+        strategy = choose("linear", "prior", n, (cone.b + cone.d) / cone.a)
+    run = _Run(weights, cone, strategy)
+    try:
+        run.run(budget.deadline, fallback)
+    except SolverError:
+        if strategy is Strategy.SCALED:
+            raise
+        run = _Run(weights, cone, Strategy.SCALED)
+        run.run(budget.deadline, fallback)
+    search = run.search
+    upper_bound = min(fallback, search.upper_bound)
     # row-sum multipliers: an interior point's (central in the optimal face of the duals), else
     # the last LP's duals (a vertex of it)
-    multipliers = next((r.central for r in racers if r.central is not None), None)
-    search = Search(value, upper_bound, "time limit", 0) if winner.left_behind else winner.search
+    multipliers = run.central
     if search.solved:
-        mechanism, value = winner.mechanism(), search.value
-        multipliers = winner.master.duals if multipliers is None else multipliers
-    closed = upper_bound - value <= CLOSE * GAP * max(1.0, abs(value))  # both bounds count
-    entries = winner.master.solver.getNumCol() if winner.entries and search.solved else 0
-    status = "optimal" if search.status == "optimal" or closed else (
-        search.status if search.status != "stopped" else "time limit")
+        mechanism, value = run.mechanism(), search.value
+        multipliers = run.master.duals if multipliers is None else multipliers
+    closed = upper_bound - value <= CLOSE * GAP * scale(value)
+    entries = run.master.solver.getNumCol() if run.strategy is Strategy.ENTRIES else 0
+    status = Status.OPTIMAL if search.status == Status.OPTIMAL or closed else search.status
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
-        outputs=1 if winner.left_behind else winner.outputs(),
-        rounds=0 if winner.left_behind else winner.master.rounds,
-        multipliers=multipliers,
-        solver=("HiGHS" if entries else _name(winner)) + (
-            f", raced against {_name(racers[1 - racers.index(winner)])}"
-            if len(racers) == 2 else ""),
-        entries=entries,
-    )
+        outputs=run.outputs() if search.solved else 1, rounds=run.master.rounds,
+        multipliers=multipliers, solver=_name(run), entries=entries if search.solved else 0)
 
 
 def best_single_output(weights: np.ndarray) -> tuple[np.ndarray, float]:
@@ -626,9 +496,9 @@ def solve_diagonal_gain(weights: np.ndarray, cone: Cone,
         upper_bound = certified_bound(candidate.multipliers, weights, cone, deadline)
         if upper_bound is None:  # out of time: the first candidate, with the plain bound
             return _diagonal(*first, bound(weights.max(axis=1), np.zeros(1), weights, cone),
-                             "time limit")
-        if upper_bound - value <= GAP * max(1.0, abs(value)):
-            return _diagonal(candidate, value, upper_bound, "optimal")
+                             Status.TIME_LIMIT)
+        if upper_bound - value <= GAP * scale(value):
+            return _diagonal(candidate, value, upper_bound, Status.OPTIMAL)
     return None
 
 
@@ -651,7 +521,7 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
 
     The cut, not only an estimate of it: cleaning moves rows by up to the residue it removes,
     which leaves columns over their caps by up to 1.9e-7 of their mass; mixing that away would
-    cost 1.9e-9 of the value, the cut cost 4.3e-11 (issue 12, N = 1000, uniform prior, random
+    cost 1.9e-9 of the value, the cut cost 4.3e-11 (N = 1000, uniform prior, random
     gain at eps 3: a point 5.9e-10 below its bound)."""
     try:
         mechanism = clean(point.mechanism(), ldp=cone.b == 0.0, labelled=True)
@@ -661,13 +531,13 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
                             np.array([cone.d]))
     value = float(np.einsum("xy,xy->", weights, mechanism))
     cost = repair_cost(mechanism, value, weights, cone)
-    if upper_bound - (value - cost) > FINISH * CLOSE * GAP * max(1.0, abs(value)):
+    if upper_bound - (value - cost) > FINISH * CLOSE * GAP * scale(value):
         return None
     return mechanism, value
 
 
 class _Finish:
-    """``accept`` of an interior racer's :func:`.block_ipm.interior_point`: the point is taken
+    """``accept`` of an interior start's :func:`.block_ipm.interior_point`: the point is taken
     when :func:`_interior_finish` takes it against the least certified bound
     (:func:`certified_bound`) of the points offered so far (:attr:`bound`); :attr:`found` is then
     its mechanism and value."""
@@ -708,56 +578,47 @@ def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: 
         value - float(mass @ weights.sum(axis=0)))
 
 
-def _name(racer: _Racer) -> str:
-    if racer.left_behind:
-        return "a racer left running at the time limit"
-    if racer.finished is not None:
+def _name(run: _Run) -> str:
+    if run.finished is not None:
         return "an interior point over every output, its point within the gap (no crossover)"
-    if racer.entries:
+    if run.strategy is Strategy.ENTRIES:
         return "entry generation (HiGHS)"
-    name = "HiGHS" if racer.master.scaled else "HiGHS unscaled"
-    if racer.dense:
+    name = "HiGHS" if run.master.scaled else "HiGHS unscaled"
+    if run.strategy is Strategy.DENSE:
         return name + " on every output"
-    return name + " from an interior point" if racer.interior else name
+    return name + " from an interior point" if run.interior else name
 
 
-class _Racer:
-    """One output generation (master, pricer, its :class:`.engine.Search` or error); an
-    ``interior`` racer first finds an interior point over every output (:mod:`.block_ipm`) and
-    ends there when that point is within the gap of its certified bound
-    (:func:`_interior_finish`), else starts from the outputs it uses, at the basis of its
-    crossover, with its certified bound."""
+class _Run:
+    """One search of the plan (:mod:`.plan`): its master, pricer and how it ended
+    (:attr:`search`). An :data:`~.plan.Strategy.INTERIOR` run first finds an interior point over
+    every output (:mod:`.block_ipm`) and ends there when that point is within the gap of its
+    certified bound (:func:`_interior_finish`), else starts from the outputs it uses, at the
+    basis of its crossover, with its certified bound."""
 
-    def __init__(self, weights: np.ndarray, cone: Cone, pricer: _OutputPricer, scaled: bool,
-                 stop: threading.Event | None, interior: bool = False, dense: bool = False,
-                 entries: bool = False) -> None:
-        self.weights, self.cone, self.interior = weights, cone, interior
-        self.dense, self.entries = dense, entries
-        if entries:
-            self.master = EntryMaster(weights, cone, ~_uncapped(cone), stop)
+    def __init__(self, weights: np.ndarray, cone: Cone, strategy: Strategy) -> None:
+        self.weights, self.cone, self.strategy = weights, cone, strategy
+        self.interior = strategy is Strategy.INTERIOR
+        if strategy is Strategy.ENTRIES:
+            self.master = EntryMaster(weights, cone, ~_uncapped(cone))
             self.pricer = EntryPricer(
                 self.master, lambda u, deadline: section_prices(u, weights, cone, deadline), GAP)
             self.master.add(self.pricer.first())
         else:
-            # presolve: 20 ms at N = 100 and 0.1 s at N = 200 on the master over every output,
-            # and saves nothing (issue 12, :data:`DENSE_MAX`)
-            self.master = RestrictedMaster(weights, cone, scaled, stop, presolve=not dense)
-            self.pricer = pricer.fork(self.master)
-            if not (interior or dense):
+            # presolve only pays on the first solve of a small master: over every output it
+            # costs more than it saves (bench_design_plan.py re-measures it)
+            self.master = RestrictedMaster(weights, cone, presolve=strategy is not Strategy.DENSE)
+            self.pricer = _OutputPricer(weights, cone, self.master)
+            if strategy is Strategy.SCALED:
                 self.master.add(self.pricer.first)
-        self.search = Search(-math.inf, math.inf, "stopped", 0)
-        self.error: BaseException | None = None
-        self.central: np.ndarray | None = None  # an interior racer's converged multipliers
-        #: an interior racer's point as the mechanism and its value (:func:`_interior_finish`)
+        self.search = Search(-math.inf, math.inf, Status.TIME_LIMIT, 0)
+        self.central: np.ndarray | None = None  # an interior run's converged multipliers
+        #: an interior run's point as the mechanism and its value (:func:`_interior_finish`)
         self.finished: tuple[np.ndarray, float] | None = None
-        #: the certified bound at an interior racer's point (what is kept of a racer left
-        #: behind, :data:`LEFT_BEHIND`)
-        self.bound = math.inf
-        self.left_behind = False
 
     def mechanism(self) -> np.ndarray:
-        """The racer's mechanism: its interior point's, when it finished there, else the
-        master's last."""
+        """The run's mechanism: its interior point's, when it finished there, else the master's
+        last."""
         return self.master.mechanism() if self.finished is None else self.finished[0]
 
     def outputs(self) -> int:
@@ -766,53 +627,38 @@ class _Racer:
             return len(self.master.outputs)
         return int(np.count_nonzero(self.finished[0].max(axis=0) > 0))
 
-    def run(self, deadline: float, fallback: float, stop: threading.Event | None,
-            rivals: list[_Racer]) -> None:
-        try:
-            if self.interior:
-                fallback = min(fallback, self._start(deadline, stop))
-            elif self.dense:  # in this thread: the other racer starts at once
-                self.pricer.chosen[:] = True
-                self.master.add(np.arange(self.weights.shape[0]))
-            if self.finished is not None:  # at the interior point (:func:`_interior_finish`)
-                value = self.finished[1]
-                self.search = Search(value, max(fallback, value), "optimal", 1)
-            else:
-                self.search = column_generation(self.master, self.pricer, deadline, fallback,
-                                                GAP, relative=True, stop=stop, enough=CLOSE)
-        except BaseException as error:  # noqa: BLE001 - handed to the calling thread by _race
-            self.error = error
-            if stop is None:
-                raise
-        failed = self.error is not None and not isinstance(self.error, SolverError)
-        if stop is not None and (self.search.status == "optimal" or failed):
-            stop.set()
-            for rival in rivals:
-                rival.master.cancel()
+    def run(self, deadline: float, fallback: float) -> None:
+        """Search until the certified gap closes or ``deadline`` (``time.monotonic()``
+        seconds); ``fallback`` is a certified bound known beforehand."""
+        if self.interior:
+            fallback = min(fallback, self._start(deadline))
+        elif self.strategy is Strategy.DENSE:
+            self.pricer.chosen[:] = True
+            self.master.add(np.arange(self.weights.shape[0]))
+        if self.finished is not None:  # at the interior point (:func:`_interior_finish`)
+            value = self.finished[1]
+            self.search = Search(value, max(fallback, value), Status.OPTIMAL, 1)
+        else:
+            self.search = column_generation(self.master, self.pricer, deadline, fallback, GAP,
+                                            relative=True, enough=CLOSE)
 
-    def _start(self, deadline: float, stop: threading.Event | None) -> float:
+    def _start(self, deadline: float) -> float:
         """Start the master at an interior point (class docstring), or end there
         (:attr:`finished`, :func:`_interior_finish`); returns the certified bound at its
-        multipliers; ``inf`` when the rival stopped it (nothing more is done), or when the point
-        did not reach :data:`INTERIOR_GAP`: the master then starts from the best single output,
-        without HiGHS's scaling unless the deadline stopped it (the racer it replaced)."""
+        multipliers; ``inf`` when the point did not reach :data:`INTERIOR_GAP`: the master then
+        starts from the best single output, without HiGHS's scaling unless the deadline stopped
+        the point."""
         finish = _Finish(self.weights, self.cone)
-        point = interior_point(self.weights, self.cone, deadline=deadline, stop=stop,
-                               accept=finish)
+        point = interior_point(self.weights, self.cone, deadline=deadline, accept=finish)
         if finish.found is None:
-            if stop is not None and stop.is_set():
-                # the rival is done: no crossover (it cannot be cancelled, and one from a point
-                # stopped at a relative gap of 4.3e-5 kept the design waiting 193 s after the
-                # rival's optimum at 46 s: N = 1000, uniform prior, |x - y| at eps 2, issue 12)
-                return math.inf
             if point.gap > INTERIOR_GAP:
-                if time.monotonic() < deadline:  # not converged: on as the unscaled racer would
+                if time.monotonic() < deadline:  # not converged: unscaled output generation
                     self.interior = self.master.scaled = False
                     self.master.solver.setOptionValue("simplex_scale_strategy", 0)
                 self.master.add(self.pricer.first)
                 return math.inf
             finish(point)  # the run's own point, offered or not
-        self.central, self.bound, self.finished = point.multipliers, finish.bound, finish.found
+        self.central, self.finished = point.multipliers, finish.found
         if self.finished is not None:
             return finish.bound
         chosen = np.flatnonzero(point.mass() > CHOOSE * self.weights.shape[0])
@@ -820,83 +666,3 @@ class _Racer:
         self.pricer.chosen[chosen] = True
         self.master.start(point, chosen, deadline)
         return finish.bound
-
-
-def _racers(n: int, cone: Cone) -> tuple[str, str]:
-    """The two racers for ``n`` outputs, by the cone's budget ``(b + d) / a``: from
-    :data:`ENTRIES_START` times N the dense racer (up to :data:`ENTRIES_DENSE_MAX` outputs, else
-    the scaled master) and entry generation; from :data:`DENSE_START` times N (up to
-    :data:`DENSE_MAX` outputs) the interior racer and the dense racer; else the scaled master
-    and the interior racer (:data:`INTERIOR_MIN` to :data:`INTERIOR_MAX` outputs) or the
-    unscaled master. Each is ``"scaled"``, ``"unscaled"``, ``"interior"``, ``"dense"`` or
-    ``"entries"``."""
-    budget = (cone.b + cone.d) / cone.a
-    if n >= RACE_MIN and budget >= ENTRIES_START * n:
-        return ("dense" if n <= ENTRIES_DENSE_MAX else "scaled"), "entries"
-    if RACE_MIN <= n <= DENSE_MAX and budget >= DENSE_START * n:
-        return "interior", "dense"
-    return "scaled", "interior" if INTERIOR_MIN <= n <= INTERIOR_MAX else "unscaled"
-
-
-def _race(weights: np.ndarray, cone: Cone, deadline: float, fallback: float,
-          race: bool, left_behind: float = math.inf) -> list[_Racer]:
-    """The scaled master alone, or (``race``) the two racers of :func:`_racers`, the second in a
-    second thread (at once, but the unscaled master from :data:`RACE_LATE` seconds on or once
-    the first failed), until one proves its optimum (:data:`RACE_MIN`). A racer whose thread
-    still runs at ``left_behind`` (``time.monotonic()`` seconds) and :data:`CANCEL_WAIT` seconds
-    after its cancel is marked :attr:`_Racer.left_behind` and nothing of it but
-    :attr:`_Racer.bound` may be read. A racer's :class:`SolverError` is raised when no racer
-    solved a master; any other error of a racer is raised in the calling thread."""
-    pricer = _OutputPricer(weights, cone)
-    if not race:
-        racers = [_Racer(weights, cone, pricer, True, None)]
-        racers[0].run(deadline, fallback, None, [])
-        return racers
-    stop = threading.Event()
-    n = len(weights)
-    kinds = _racers(n, cone)
-    racers = [_Racer(weights, cone, pricer, kind != "unscaled", stop,
-                     interior=kind == "interior", dense=kind == "dense",
-                     entries=kind == "entries") for kind in kinds]
-    rival = kinds[1]
-    threads = [threading.Thread(target=racer.run, daemon=True,
-                                args=(deadline, fallback, stop,
-                                      [r for r in racers if r is not racer]))
-               for racer in racers]
-    from threadpoolctl import threadpool_limits
-
-    try:
-        # one BLAS thread: OpenBLAS's spinning workers would take the core HiGHS races on
-        # (measured, issue 12, N = 400, random gain, interior racer: 8.0-8.6 s -> 3.5-4.1 s)
-        with threadpool_limits(limits=1, user_api="blas"):
-            threads[0].start()
-            if rival != "unscaled":  # at once (a racer that starts once stopped ends at once)
-                threads[1].start()
-            else:
-                threads[0].join(RACE_LATE)
-                if not stop.is_set() and (threads[0].is_alive()
-                                          or isinstance(racers[0].error, SolverError)):
-                    threads[1].start()
-            for thread in threads:
-                if thread.ident is not None:
-                    thread.join(None if math.isinf(left_behind)
-                                else max(0.0, left_behind - time.monotonic()))
-    finally:  # e.g. KeyboardInterrupt, or a racer past its time: stop both
-        stop.set()
-        for racer in racers:
-            racer.master.cancel()
-    cancelled = time.monotonic()
-    for racer, thread in zip(racers, threads, strict=True):
-        if thread.is_alive():
-            thread.join(max(0.0, cancelled + CANCEL_WAIT - time.monotonic()))
-            racer.left_behind = thread.is_alive()
-    for racer in racers:  # a bug, an interrupt or memory: never swallowed
-        if (not racer.left_behind and racer.error is not None
-                and not isinstance(racer.error, SolverError)):
-            raise racer.error
-    racers = [r for r, thread in zip(racers, threads, strict=True) if thread.ident is not None]
-    if not any(r.search.solved for r in racers if not r.left_behind):
-        errors = [r.error for r in racers if r.error is not None and not r.left_behind]
-        if errors:
-            raise errors[0]
-    return racers

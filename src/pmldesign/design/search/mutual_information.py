@@ -43,6 +43,7 @@ from ..math.eps_max import warn_at_eps_max
 from ..math.feasible import FeasibleSet
 from ..math.prior_scale import normalised, rescaled
 from ..repair import finalize, partition_floor
+from ..status import EXACT_GAP
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
@@ -55,7 +56,7 @@ _DEADLINE_SHARE = 0.97
 #: Share of the time given to the reference's own search (the bound) when a vertex set is
 #: beyond its enumeration (:func:`_between_box_and_reference`); it is usually exact in far less.
 _RELAXATION_SHARE = 0.3
-_EXACT_GAP = 1e-9  # gap below which a result is reported as exact
+_EXACT_GAP = EXACT_GAP  # this search's absolute exactness gap (the design's is relative)
 # the column generation stops at this certified gap: the exactness gap less a margin for the
 # mechanism's utility against the master's value (measured: at most 2.6e-12 apart over 156
 # designs, N = 2-40, fixed, ball and eps-LDP); was 0.1 of it, which cost one more complete

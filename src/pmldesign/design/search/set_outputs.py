@@ -44,6 +44,7 @@ import numpy as np
 from .._highs import new_highs
 from ..formulation.compact_lp import LinearSolution
 from ..math.feasible import Cone, FeasibleSet
+from ..status import Status, scale
 from .cone_pricing import bound as max_form_bound
 from .engine import Entering, column_generation
 from .linear_gain import RestrictedMaster, best_single_output, section_prices
@@ -157,7 +158,7 @@ class _Pricer:
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         best, one_prior = self._bounds(duals, self.master.cap_duals(), deadline)
-        tolerance = GAP * max(1.0, abs(value))
+        tolerance = GAP * scale(value)
         batch = max(BATCH, math.ceil(GROWTH * self.chosen.sum()))
         # the outputs still in doubt, the most promising first, priced exactly a chunk at a time
         doubt = np.flatnonzero((best > tolerance) & ~self.chosen)
@@ -185,8 +186,8 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     outputs at ``u = 0`` and ``outputs`` (e.g. those a design over a superset of the
     set uses: :func:`pmldesign.design.api._vertex_linear`).
 
-    ``status`` is "optimal" (relative gap :data:`GAP` within the engine's
-    :data:`.engine.CLOSE`), "time limit" or "stalled", with the best feasible mechanism found
+    ``status`` is a :class:`.Status` (optimal: relative gap :data:`GAP` within the engine's
+    :data:`.engine.CLOSE`), with the best feasible mechanism found
     and the best certified bound. Raises :class:`SolverError` when HiGHS fails on the first
     master.
 
@@ -218,7 +219,7 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     if not search.solved:  # out of time before the first master: every row to the best output
         mechanism, value = best_single_output(weights)
         return LinearSolution(mechanism=mechanism, value=value,
-                              upper_bound=max(search.upper_bound, value), status="time limit",
+                              upper_bound=max(search.upper_bound, value), status=Status.TIME_LIMIT,
                               outputs=1, rounds=0, solver="the best single output")
     return LinearSolution(
         mechanism=master.mechanism(), value=search.value, upper_bound=search.upper_bound,

@@ -159,7 +159,7 @@ def _null_vectors(system: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     to the column scales; unscaled, a cap row's ``e^eps Q(x)`` terms near eps_max dwarf the
     rest and a well-posed system looked singular: a vertex with ``t = 0``, one cap row tight
     and a coefficient ``1.2e6`` next to ``2.4`` was dropped, and the pricing bound fell 1.8e-6
-    below a feasible mechanism, issue 12). Rank r: the smallest singular value of the scaled
+    below a feasible mechanism). Rank r: the smallest singular value of the scaled
     system above :data:`_TOL` times ``max(1, largest)``. One row (boxes, balls, fixed priors):
     ``(q, -p)``; two: the cross product, with the Frobenius norm for the largest singular value
     (slightly stricter); more: the SVD. A system judged singular that is not only loses a

@@ -1,4 +1,5 @@
-"""Closed-form optimal mechanisms (Theorem 5 of 003 and docs/extremal.md, Sec. 3).
+"""Closed-form mechanisms: optimal ones (Theorem 5 of 003 and docs/extremal.md, Sec. 3) and
+randomized response calibrated to a PML budget (docs/extremal.md, Sec. 5).
 
 Each function checks the conditions under which its formula is optimal and raises
 :class:`~pmldesign.InvalidInputError` outside them; :func:`pmldesign.design` covers every case.
@@ -13,12 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import InvalidInputError
-from ..._validation import as_nonnegative, as_open_probability, as_prior
-from ...leakage.regions import _region_thresholds
-from ..repair import finalize
-from .baselines import randomized_response
-from .eps_max import warn_at_eps_max
+from .._errors import InvalidInputError
+from .._memory import require_memory
+from .._validation import as_int, as_nonnegative, as_open_probability, as_prior
+from ..leakage.regions import _region_thresholds
+from ..mechanism import labelled
+from ..uncertainty.prior_set import as_prior_set
+from .math.baselines import rr_ldp_for_pml, rr_matrix
+from .math.eps_max import RR_EPS_LIMIT, warn_at_eps_max
+from .repair import finalize
 
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12
@@ -155,3 +159,86 @@ def _circulant(n: int, e_eps: float) -> np.ndarray:
     vertex[:m] = e_eps
     vertex[m] = n - m * e_eps
     return vertex[shift] / n
+
+
+def randomized_response(k: int, eps: float) -> np.ndarray:
+    """k-ary randomized response, the standard eps-LDP mechanism.
+
+    ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
+    its LDP epsilon is ``eps`` (docs/extremal.md, Sec. 5). The floats go through
+    :func:`.repair.finalize` on the LDP ratio: where rounding puts ``max_x P(y|x) / min_x
+    P(y|x)`` above ``e^eps``, about 1e-16 of the uniform mechanism is mixed in, so the LDP
+    epsilon of the returned floats is at most ``eps`` in exact arithmetic.
+
+    ``eps = inf`` gives the identity. A finite eps above :data:`.eps_max.RR_EPS_LIMIT`
+    (``1074 log 2 = 744.44``), where the off-diagonal entry underflows to 0 and the matrix
+    would be the identity (LDP epsilon ``inf``), raises :class:`~pmldesign.InvalidInputError`.
+
+    Examples
+    --------
+    >>> randomized_response(2, math.log(3))
+    array([[0.75, 0.25],
+           [0.25, 0.75]])
+    """
+    k = as_int(k, "k", minimum=2)
+    eps = as_nonnegative(eps, "eps", allow_inf=True)
+    if math.isfinite(eps) and eps > RR_EPS_LIMIT:
+        raise InvalidInputError(
+            f"eps: randomized response needs eps <= {RR_EPS_LIMIT:.6g} (beyond, e^-eps "
+            f"underflows and the matrix is the identity, LDP epsilon inf) or eps = inf, got "
+            f"{eps:.6g}")
+    require_memory(k * k, f"k: a {k} x {k} mechanism", "use fewer symbols")
+    return finalize(rr_matrix(k, eps), np.full(k, 1.0 / k), eps, ldp=True, labelled=True,
+                    residue=0.0).mechanism
+
+
+def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
+    """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
+
+    The k-ary randomized response whose largest per-output leakage, attained at the least
+    likely symbol, equals ``eps`` (docs/extremal.md Sec. 5); with ``radius`` beta (or a
+    :class:`~pmldesign.uncertainty.PriorSet`), the largest whose leakage capacity over the set
+    (Definition 5 of 003) is ``eps``. The identity once ``eps >= epsilon_max`` of the set
+    (``-log(p_min - beta/2)`` for the ball), with an :class:`~pmldesign.EpsilonMaxWarning`;
+    below it, an LDP parameter beyond :data:`.eps_max.RR_EPS_LIMIT` is lowered to it (a
+    smaller LDP parameter leaks less for every prior). The result goes through
+    :func:`.repair.finalize`: if rounding puts the certified leakage above eps, a tiny weight
+    (about 1e-15) of the output-independent mechanism is mixed in, so it meets eps in exact
+    arithmetic.
+
+    Parameters
+    ----------
+    prior : (N,) array_like or PriorSet
+        Full-support prior (the center of the ball), or a set of priors.
+    eps : float
+        PML budget, ``>= 0``.
+    radius : float
+        l1 radius beta, ``0 <= beta < 2 min prior``.
+
+    Returns
+    -------
+    numpy.ndarray or Mechanism
+        Labelled by the index when ``prior`` is a pandas Series.
+
+    Examples
+    --------
+    >>> from pmldesign import certify
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4)
+    >>> round(certify(m, [0.4, 0.2, 0.2, 0.2]).epsilon, 9)
+    0.4
+    >>> from pmldesign import leakage_capacity
+    >>> m = rr_for_pml([0.4, 0.2, 0.2, 0.2], 0.4, radius=0.1)
+    >>> round(leakage_capacity(m, [0.4, 0.2, 0.2, 0.2], 0.1), 9)
+    0.4
+    """
+    prior_set = as_prior_set(prior, radius)
+    eps = as_nonnegative(eps, "eps")
+    if warn_at_eps_max(eps, prior_set.epsilon_max, "the identity"):
+        ldp = math.inf
+    else:
+        ldp = min(rr_ldp_for_pml(prior_set.smallest_probability, eps), RR_EPS_LIMIT)
+    mechanism = rr_matrix(prior_set.size, ldp)
+    final = finalize(mechanism, prior_set.reference, eps, labelled=True, residue=0.0,
+                     prior_set=prior_set).mechanism
+    return labelled(final, prior, same_outputs=True, eps=eps, delta=0.0,
+                    radius=prior_set.radius or 0.0, method="randomized response (rr_for_pml)")

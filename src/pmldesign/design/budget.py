@@ -1,0 +1,65 @@
+"""The time a design may take, as one object handed down the searches.
+
+A :class:`Budget` is a point on the monotonic clock (``inf``: no limit). Searches ask it how much
+is left (:meth:`Budget.remaining`), whether it is spent (:meth:`Budget.expired`), or carve a
+part of it for a step (:meth:`Budget.share`). With no limit none of these reads the clock, so
+control flow never depends on elapsed time: the same inputs take the same path.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds until ``deadline`` (``time.monotonic()`` seconds; ``inf``: no limit).
+
+    Examples
+    --------
+    >>> Budget.of(None).remaining(), Budget.of(None).expired(), Budget.of(None).limited
+    (inf, False, False)
+    >>> b = Budget.of(10.0)
+    >>> 0 < b.share(0.5).remaining() <= 5.0 <= b.remaining() <= 10.0
+    True
+    """
+
+    deadline: float = math.inf
+
+    @classmethod
+    def of(cls, seconds: float | None) -> Budget:
+        """A budget of ``seconds`` from now (``None`` or ``inf``: no limit)."""
+        if seconds is None or math.isinf(seconds):
+            return cls()
+        return cls(time.monotonic() + max(0.0, seconds))
+
+    @property
+    def limited(self) -> bool:
+        """Whether there is a limit at all."""
+        return math.isfinite(self.deadline)
+
+    def remaining(self) -> float:
+        """Seconds left (at least 0; ``inf`` without a limit)."""
+        if not self.limited:
+            return math.inf
+        return max(0.0, self.deadline - time.monotonic())
+
+    def seconds(self) -> float | None:
+        """:meth:`remaining`, ``None`` without a limit (for solvers that take ``None``)."""
+        return self.remaining() if self.limited else None
+
+    def expired(self) -> bool:
+        """Whether the limit has passed (never without one)."""
+        return self.limited and time.monotonic() >= self.deadline
+
+    def share(self, fraction: float) -> Budget:
+        """A budget ending when ``fraction`` of what is left has passed (no limit stays none)."""
+        if not self.limited:
+            return self
+        return Budget(time.monotonic() + fraction * self.remaining())
+
+
+#: No time limit.
+UNLIMITED = Budget()
