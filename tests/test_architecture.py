@@ -104,7 +104,7 @@ DESIGN_LAYERS = {
     "math": 1, "formulation": 2,
     "repair": 3, "closed_form": 3.5,
     "search": 4,
-    "api": 5, "compare": 6, "__init__": 7,
+    "api": 5, "oracles": 5.5, "compare": 6, "__init__": 7,
 }
 
 
