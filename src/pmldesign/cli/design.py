@@ -254,7 +254,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
               type=click.Choice(["mutual_information", "linear", "estimation"]),
               help="Default: linear with --gain, else mutual_information. estimation: the LDP "
                    "frequency oracles calibrated to PML, by the error of the estimated shares.")
-@click.option("--n", "records", default=None, type=click.IntRange(min=1),
+@click.option("--n", "records", default=None, type=_numbers.IntRange(min=1),
               help="With --utility estimation: also the errors for this many records.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.plot_option("Also draw utility vs eps for the three mechanisms (.png, .pdf, .svg...).")
