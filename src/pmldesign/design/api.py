@@ -25,6 +25,7 @@ from .math.diagonal_gain import diagonal_values
 from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
 from .math.prior_scale import normalised, rescaled, rescaled_ceiling
+from .releases import as_releases, design_for_releases
 from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
 from .search.coarse import (
     COARSE_MIN,
@@ -214,7 +215,8 @@ def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray |
 
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-           gain: Any = None, time_limit: float | None = None) -> DesignResult:
+           gain: Any = None, time_limit: float | None = None,
+           releases: int = 1) -> DesignResult:
     """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
     for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
 
@@ -262,6 +264,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         first design for runs of consecutive inputs and lift it
         (:mod:`pmldesign.design.search.coarse`), for a linear gain with a certified bound.
 
+    releases : int
+        Independent releases of the mechanism about one record that together must be
+        eps-PML (default 1). The per-release budget is searched and the ``releases``-fold
+        composition certified (:mod:`pmldesign.design.releases`); ``epsilon`` is then that of
+        all the releases together and ``upper_bound`` the single-release optimum's.
+
     Returns
     -------
     DesignResult
@@ -293,6 +301,13 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, prior_set.size)
+    if as_releases(releases) > 1:
+        return design_for_releases(
+            lambda e: design(prior, e, radius=radius, utility=utility, gain=gain,
+                             time_limit=time_limit),
+            lambda e: design_ldp(prior_set.reference, e, utility=utility, gain=gain,
+                                 time_limit=time_limit),
+            prior_set if not prior_set.is_point else prior_set.reference, eps, releases)
     warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
                     "the identity)")
     result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
