@@ -34,10 +34,12 @@ _STEPS = 500
 _ACCURACY = 1e-11
 #: Weight a column enters with (relative to 1/K) in the warm start after a round.
 _ENTRY_WEIGHT = 1e-2
-#: After a solve, columns with weight below this share of the largest leave the master (the
-#: pricing offers them again if they improve the design); keeps K, and each Newton step's
-#: (K + N)^3, small.
+#: After a solve of more than ``_PRUNE_FROM N`` columns, those with weight below ``_PRUNE``
+#: of the largest leave the master: keeps K, and each Newton step's (K + N)^3, small. A column
+#: that leaves is not offered again (:class:`.pricing.TablePricer`), so pruning too early can
+#: stall the search (a vertex set at N = 3 stalled at a gap of 3e-8 when every solve pruned).
 _PRUNE = 1e-9
+_PRUNE_FROM = 4
 #: Factor by which the barrier weight shrinks between centerings.
 _SHRINK = 10.0
 #: A centering ends when the Newton decrement is below this share of the gap ``K mu``.
@@ -83,8 +85,9 @@ class FisherMaster:
         clock = time.monotonic()
         self.t, self.duals, self.inverse, value = _interior_point(
             self.columns, self.weights, self.t)
-        keep = self.t > _PRUNE * self.t.max()  # columns out of the design leave the master
-        self.columns, self.t = self.columns[keep], self.t[keep]
+        if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
+            keep = self.t > _PRUNE * self.t.max()
+            self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
         self.reserve = 2.0 * (time.monotonic() - clock)
         return True

@@ -35,6 +35,8 @@ from .fisher import _UNIT, gamma
 VERTEX_ERROR = 1e-12
 #: Columns entering per round at most (by largest ``phi``).
 KEEP = 32
+#: Times a vertex may enter the master (see :class:`TablePricer`).
+OFFERS = 3
 #: Smallest ``phi``, relative to ``f``, worth a new column: well below the search's tolerance.
 FLOOR = 1e-11
 
@@ -99,7 +101,9 @@ class TablePricer:
     with the engine's sign: the bound is ``-`` the certified lower bound on ``tr(W F^-1)``).
 
     ``master`` is read for its ``inverse`` (B); :attr:`lowest` keeps the best certified lower
-    bound on the optimal ``tr(W F^-1)``.
+    bound on the optimal ``tr(W F^-1)``. Each vertex is offered at most :data:`OFFERS` times:
+    the master drops columns that leave its design (:data:`.master._PRUNE`), and one offered
+    again and again could cycle (the search then ends "stalled", its bound still certified).
     """
 
     reserve = 0.0
@@ -107,6 +111,7 @@ class TablePricer:
     def __init__(self, table: np.ndarray, weights: np.ndarray, master) -> None:
         self.table, self.weights, self.master = table, weights, master
         self.lowest = -math.inf
+        self.offered = np.zeros(len(table), dtype=int)
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         """Columns of largest positive ``phi`` and the bound of :func:`.lower_bound`."""
@@ -114,6 +119,8 @@ class TablePricer:
         self.lowest = max(self.lowest, lower_bound(self.master.inverse, duals, self.weights,
                                                    float(ceilings.max())))
         floor = FLOOR * abs(value)
-        order = np.argsort(-values, kind="stable")[:KEEP]
-        order = order[values[order] > floor]
+        open_ = self.offered < OFFERS
+        order = np.argsort(-np.where(open_, values, -math.inf), kind="stable")[:KEEP]
+        order = order[(values[order] > floor) & open_[order]]
+        self.offered[order] += 1
         return Entering(self.table[order], -self.lowest)
