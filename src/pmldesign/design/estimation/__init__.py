@@ -103,7 +103,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
     Examples
     --------
     >>> P = np.array([0.5, 0.5])
-    >>> r = solve_estimation(PriorSet.ball(P, 0.0), P, math.log(3), weights=np.ones(2))
+    >>> r = solve_estimation(PriorSet.ball(P, 0.0), P, math.log(1.5), weights=np.ones(2))
     >>> r.mechanism.round(9).tolist(), round(r.mse, 9), r.status  # randomized response
     ([[0.75, 0.25], [0.25, 0.75]], 2.0, 'optimal')
     """

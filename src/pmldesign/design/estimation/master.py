@@ -93,10 +93,17 @@ class FisherMaster:
         return True
 
     def mechanism(self) -> np.ndarray:
-        """``Q[:, j] = t_j g_j`` over the columns with positive weight (unnormalised rows: the
-        finalisation cleans and renormalises)."""
+        """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12
+        decimals merged into one output (unnormalised rows: the finalisation cleans and
+        renormalises; the MSE is recomputed on its result)."""
         used = self.t > 0
-        return (self.columns[used] * self.t[used, None]).T
+        columns, t = self.columns[used], self.t[used]
+        _, first, group = np.unique(columns.round(12), axis=0, return_index=True,
+                                    return_inverse=True)
+        rank = np.argsort(np.argsort(first))  # outputs in the order the columns came
+        merged = np.zeros((len(first), columns.shape[1]))
+        np.add.at(merged, rank[group.ravel()], columns * t[:, None])
+        return merged.T
 
 
 def _interior_point(columns: np.ndarray, weights: np.ndarray,

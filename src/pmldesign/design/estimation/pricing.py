@@ -52,7 +52,7 @@ def vertex_table(reference: np.ndarray, feasible: FeasibleSet,
     >>> F = FeasibleSet(math.log(1.5), np.ones(1), 1.5 * P[None, :], np.zeros(1))
     >>> table, complete = vertex_table(P, F)
     >>> table.round(12).tolist(), complete
-    ([(0.5, 1.5), (1.0, 1.0), (1.5, 0.5)], True)
+    ([[1.0, 1.0], [1.5, 0.5], [0.5, 1.5]], True)
     """
     lifts, complete = lift_vertices(reference, feasible, deadline)
     lifts = np.where(np.abs(lifts) <= 1e-12, 0.0, np.maximum(lifts, 0.0))
