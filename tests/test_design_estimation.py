@@ -175,3 +175,17 @@ def test_bad_input():
         pml.design([0.2, 0.3, 0.5], 0.0, utility="estimation")
     with pytest.raises(pml.InvalidInputError):
         pml.design([0.2, 0.3, 0.5], 1.0, utility="estimation", gain=np.eye(3))
+
+
+def test_cli_estimation():
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "pmldesign", "design", "--prior", "0.2,0.3,0.5", "--eps", "1",
+           "--utility", "estimation"]
+    ok = subprocess.run(run + ["--weights", "1,2,1"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "asymptotic MSE" in ok.stdout
+    bad = subprocess.run(run + ["--weights", "1,-2,1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0 and bad.stderr.startswith("error: weights")
