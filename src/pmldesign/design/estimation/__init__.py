@@ -26,7 +26,7 @@ from ..search.engine import CLOSE, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from .fisher import _UNIT, gamma, mse, mse_ceiling
 from .master import FisherMaster
-from .pricing import TablePricer, vertex_table
+from .pricing import CappedPricer, TablePricer, vertex_table
 
 #: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to
 #: ``tr(W F^-1)``: the exactness gap (1e-9) of :func:`pmldesign.design`.
@@ -98,8 +98,9 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
     The identity when it is certified at eps (eps at least the set's eps_max): it attains the
     universal bound :func:`identity_floor`. Otherwise column generation over the vertex table
     of :mod:`.pricing` when its enumeration holds at most ``SET_ENUMERATION_LIMIT`` systems:
-    the certified gap closes to :data:`TOLERANCE`. Larger N is not handled yet
-    (:class:`InvalidInputError` naming the limit).
+    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: local-search
+    pricing (:class:`.CappedPricer`), the lower bound the universal :func:`identity_floor`
+    (status "stalled"); other sets beyond it: :class:`InvalidInputError` naming the limit.
 
     Examples
     --------
@@ -136,9 +137,12 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 FeasibleSet.for_set(prior_set, eps, outward=False))
     size = enumeration_size(n, feasible.a.size)
     if size > SET_ENUMERATION_LIMIT:
-        raise InvalidInputError(
-            f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
-            f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated")
+        if ldp or not prior_set.is_point:
+            raise InvalidInputError(
+                f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
+                f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
+                "is searched beyond it)")
+        return finish(*_search(prior, eps, weights, feasible, deadline))
     # small dense solves: one BLAS thread (two took 5-30x longer on a shared 2-core machine,
     # N = 12: 3.0 s against 0.6 s); threadpoolctl acts on the whole process meanwhile
     with threadpool_limits(limits=1, user_api="blas"):
@@ -153,7 +157,22 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
     return finish(master.mechanism(), lowest, method, search.status)
 
 
-def _initial(table: np.ndarray, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
+def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
+            deadline: float) -> tuple[np.ndarray, float, str, str]:
+    """A fixed prior beyond the enumeration: column generation with the local-search pricing
+    of :class:`.CappedPricer`; ``(raw, lower bound on tr(W F^-1) (none: -inf), method,
+    status)``."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        master = FisherMaster(_initial(None, feasible, prior), weights)
+        pricer = CappedPricer(prior, eps, weights, master)
+        search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+                                   relative=True, enough=CLOSE)
+    method = (f"column generation with local-search pricing ({search.rounds} rounds, "
+              f"{len(master.columns)} columns in the master; lower bound: the identity's MSE)")
+    return master.mechanism(), -math.inf, method, search.status
+
+
+def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
     """First master columns: randomized response's (a design of full rank: the master's F is
     invertible from the start) and, for each input, the vertex with its largest entry.
 
@@ -168,6 +187,8 @@ def _initial(table: np.ndarray, feasible: FeasibleSet, prior: np.ndarray) -> np.
     share = float((n * excess / (n * excess + room[:, None])).max())
     columns = np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
     columns /= (columns @ prior)[:, None]
+    if table is None:
+        return np.vstack([columns, np.ones((1, n))])
     peaks = table[np.unique(np.argmax(table, axis=0))]
     return np.vstack([columns, peaks])
 
