@@ -208,3 +208,13 @@ def test_beyond_enumeration_sets_refused():
     p = np.full(20, 0.05)
     with pytest.raises(pml.InvalidInputError, match="beyond the"):
         pml.design(p, 1.0, radius=0.01, utility="estimation")
+
+
+def test_design_from_samples_estimation():
+    rng = np.random.default_rng(0)
+    samples = rng.choice(4, size=20000, p=[0.1, 0.2, 0.3, 0.4])
+    found = pml.design_from_samples(samples, 1.0, 1e-6, utility="estimation",
+                                    weights=[1, 1, 2, 2])
+    assert found.design.mse_lower_bound <= found.design.mse
+    with pytest.raises(pml.InvalidInputError, match="weights"):
+        pml.design_from_samples(samples, 1.0, 1e-6, utility="estimation", weights=[1, 1])
