@@ -103,7 +103,7 @@ DESIGN_LAYERS = {
     "status": 0, "budget": 0, "_highs": 0,
     "math": 1, "formulation": 2,
     "repair": 3, "closed_form": 3.5,
-    "search": 4, "releases": 4.5,
+    "search": 4, "estimation": 4.2, "releases": 4.5,
     "api": 5, "oracles": 5.5, "compare": 6, "__init__": 7,
 }
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _io, _numbers, _options
 
-_UTILITY = click.Choice(["mutual_information", "linear"])
+_UTILITY = click.Choice(["mutual_information", "linear", "estimation"])
 _TIME_LIMIT = ("Time limit in seconds for the whole design, its certificate included (inf: none); "
                "the best certified result so far.")
 
@@ -23,6 +23,8 @@ def utility_words(utility: str, gain) -> str:
     """The utility in words: what the number in a table measures."""
     if utility == "mutual_information":
         return "mutual information between input and output (nats)"
+    if utility == "estimation":
+        return "minus n times the asymptotic MSE of the estimated shares (-mse)"
     if gain is not None and np.array_equal(gain, np.eye(len(gain))):
         return "probability the output equals the input"
     return "expected gain sum_x P(x) sum_y P(y|x) G[x, y]"
@@ -86,12 +88,14 @@ def require_mechanism_memory(symbols: int, name: str,
               help="N x N gain matrix G (CSV/.npy/JSON): maximise sum P(x) P(y|x) G[x,y].")
 @click.option("--utility", default=None, type=_UTILITY,
               help="Default: linear with --gain, else mutual_information.")
+@click.option("--weights", default=None,
+              help="With --utility estimation: positive weights of the shares' MSE, e.g. 1,2,1.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
                    target_eps, delta, alphabet_size,
-                   gain, utility, time_limit, output, as_json) -> None:
+                   gain, utility, weights, time_limit, output, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
@@ -107,6 +111,8 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     confidence bounds instead (PriorSet.from_samples).
     """
     if samples is not None:
+        if weights is not None:
+            raise click.UsageError("--weights goes with --prior, --vertices or --lower")
         if prior is not None or eps is not None or radius or vertices or lower:
             raise click.UsageError("--samples replaces --prior, --eps, --radius, --vertices "
                                    "and --lower")
@@ -130,7 +136,8 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     else:
         target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
-                    time_limit=time_limit)
+                    time_limit=time_limit,
+                    weights=None if weights is None else _io.parse_vector(weights, "--weights"))
     summary = _summary(result, _utility_name(utility, matrix))
     _save(result.mechanism, output, None if prior_set is not None else {
         "eps": result.epsilon, "delta": 0.0, "radius": radius or None,

@@ -41,7 +41,7 @@ from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_l
 from .search.set_outputs import solve_set_outputs
 from .status import Status, is_exact
 
-UTILITIES = ("mutual_information", "linear")
+UTILITIES = ("mutual_information", "linear", "estimation")
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
 SOLVER_SHARE = 0.8
 #: Largest N at which a vertex set's linear design falls back to the compact LP over every
@@ -215,7 +215,7 @@ def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray |
 
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-           gain: Any = None, time_limit: float | None = None,
+           gain: Any = None, time_limit: float | None = None, weights: Any = None,
            releases: int = 1) -> DesignResult:
     """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
     for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
@@ -245,13 +245,18 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         :class:`~pmldesign.EpsilonMaxWarning`.
     radius : float
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
-    utility : {"mutual_information", "linear"} or None
-        ``None``: "linear" if ``gain`` is given, else "mutual_information". Mutual information
+    utility : {"mutual_information", "linear", "estimation"} or None
+        ``None``: "linear" if ``gain`` is given, else "mutual_information". "estimation":
+        least asymptotic MSE of the estimated shares (:class:`EstimationResult`,
+        docs/estimation-utility.md). Mutual information
         over a vertex set enumerates lift vectors (small N; beyond, the enclosing box's design
         with the reference's bound), over a box enumerates them up to N ~ 17 and searches them
         beyond (see :func:`.maximize_mutual_information`).
     gain : (N, N) array_like, optional
         Gain matrix G: utility ``sum_x P(x) sum_y P(y|x) G[x, y]``.
+    weights : (N,) array_like, optional
+        ``utility="estimation"`` only: positive weights W of the MSE ``tr(W F^-1) - p^T W p``
+        (default ones: the sum of the shares' variances).
     time_limit : float, optional
         Seconds for the whole call, the finalisation included (``inf``: no limit; ``None``: the
         engine's default, 30 s for mutual information and none for a linear gain). Both return
@@ -304,14 +309,58 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     if as_releases(releases) > 1:
         return design_for_releases(
             lambda e: design(prior, e, radius=radius, utility=utility, gain=gain,
-                             time_limit=time_limit),
+                             time_limit=time_limit, weights=weights),
             lambda e: design_ldp(prior_set.reference, e, utility=utility, gain=gain,
-                                 time_limit=time_limit),
+                                 time_limit=time_limit, weights=weights),
             prior_set if not prior_set.is_point else prior_set.reference, eps, releases)
     warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
                     "the identity)")
-    result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
+    if kind == "estimation" or weights is not None:
+        result = _estimation(prior_set, eps, False, kind, weights, as_time_limit(time_limit))
+    else:
+        result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
+
+
+@dataclass(frozen=True, repr=False)
+class EstimationResult(DesignResult):
+    """A design for ``utility="estimation"``: ``utility = -mse`` and ``upper_bound =
+    -mse_lower_bound``, so that ``upper_bound`` stays an upper bound on the utility (lower is
+    better for the MSE). ``mse`` is a certified upper bound on ``tr(W F^-1) - p^T W p`` of the
+    mechanism returned (n times its asymptotic weighted MSE), ``mse_lower_bound`` a certified
+    lower bound on the optimum's (:mod:`.estimation`)."""
+
+    _derived = ("gap", "mse", "mse_lower_bound")
+
+    @property
+    def mse(self) -> float:
+        """Certified upper bound on the mechanism's ``tr(W F^-1) - p^T W p``."""
+        return -self.utility
+
+    @property
+    def mse_lower_bound(self) -> float:
+        """Certified lower bound on the least ``tr(W F^-1) - p^T W p`` at this eps."""
+        return -self.upper_bound
+
+
+def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, weights: Any,
+                time_limit: float | None, prior: np.ndarray | None = None) -> EstimationResult:
+    """``utility="estimation"`` over ``prior_set`` (or eps-LDP under ``prior``)."""
+    from .estimation import as_weights, solve_estimation
+
+    if kind != "estimation":
+        raise InvalidInputError("weights: only utility='estimation' takes weights")
+    start = time.perf_counter()
+    reference = prior if ldp else prior_set.reference
+    found = solve_estimation(prior_set, reference, eps, ldp=ldp,
+                             weights=as_weights(weights, reference.size), time_limit=time_limit)
+    exact = is_exact(-found.mse_lower_bound, -found.mse)
+    return EstimationResult(
+        mechanism=found.mechanism, utility=-found.mse, upper_bound=-found.mse_lower_bound,
+        method=found.method, solve_time=time.perf_counter() - start, exact=exact,
+        epsilon=found.epsilon, repair=found.repair,
+        status=Status.OPTIMAL if exact else (
+            Status.TIME_LIMIT if found.status == Status.TIME_LIMIT else Status.GAP))
 
 
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
@@ -544,7 +593,7 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
-               time_limit: float | None = None) -> DesignResult:
+               time_limit: float | None = None, weights: Any = None) -> DesignResult:
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
     ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,
@@ -562,7 +611,10 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     vector = prior.reference if isinstance(prior, PriorSet) else as_prior(prior)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
-    result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
+    if kind == "estimation" or weights is not None:
+        result = _estimation(None, eps, True, kind, weights, as_time_limit(time_limit), vector)
+    else:
+        result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, 0.0)
 
 

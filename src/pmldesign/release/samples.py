@@ -76,7 +76,7 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
                         utility: str | None = None, gain: Any = None, categories=None,
                         dropna: bool = False, baselines: bool = False,
                         time_limit: float | None = None, kind: str = "auto",
-                        unseen: float | None = None) -> SampleDesign:
+                        unseen: float | None = None, weights: Any = None) -> SampleDesign:
     """Optimal mechanism that is ``(target_eps, delta)``-PML for the prior behind ``samples``.
 
     Parameters
@@ -88,8 +88,9 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
         eps of the guarantee (nats), > 0.
     delta : float
         Failure probability of the guarantee, in (0, 1).
-    utility, gain, time_limit
-        As in :func:`pmldesign.design` (a gain matrix is indexed in category order).
+    utility, gain, time_limit, weights
+        As in :func:`pmldesign.design` (a gain matrix and the weights of
+        ``utility="estimation"`` are indexed in category order).
     categories : sequence, optional
         The inputs and their order (default: the dtype's categories, ``0..max`` for integer
         codes, else the sorted distinct values). Every category must occur in the samples
@@ -132,7 +133,7 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
     box = cal.prior_set
     prior, radius = (box, 0.0) if box is not None else (cal.prior_estimate, cal.radius)
     found = design(prior, target_eps, radius=radius, utility=utility, gain=gain,
-                   time_limit=time_limit)
+                   time_limit=time_limit, weights=weights)
     comparison = None
     if baselines:  # solves the PML design once more, alongside the LDP one
         comparison = compare(prior, target_eps, radius=radius, utility=utility,

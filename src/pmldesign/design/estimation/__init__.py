@@ -1,0 +1,211 @@
+"""The estimation utility: mechanisms minimising the asymptotic MSE of the estimated shares.
+
+``solve_estimation`` designs the eps-PML (or eps-LDP) mechanism that minimises
+``tr(W F^-1) - p^T W p``, the limit of ``n E ||p_hat - p||_W^2`` for the maximum likelihood
+estimate ``p_hat`` of the shares ``p`` from n released records (:mod:`.fisher`): an A-optimal
+experimental design over normalised feasible columns, solved by column generation with the
+shared core of :mod:`pmldesign.design.search.engine` (restricted master :mod:`.master`,
+vertex pricing :mod:`.pricing`, certified lower bound :mod:`.bound`). The mathematics and
+proofs: docs/estimation-utility.md.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..._errors import InvalidInputError
+from ...uncertainty.prior_set import PriorSet
+from ..math.feasible import FeasibleSet
+from ..repair import Finalized, finalize
+from ..search.engine import CLOSE, column_generation
+from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
+from ..status import Status, is_exact
+from .fisher import _UNIT, gamma, mse, mse_ceiling
+from .master import FisherMaster
+from .pricing import CappedPricer, TablePricer, vertex_table
+
+#: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to
+#: ``tr(W F^-1)``: the exactness gap (1e-9) of :func:`pmldesign.design`.
+TOLERANCE = 1e-10
+#: eps-LDP budgets above this are priced at it (e^eps stays well inside the doubles); the lower
+#: bound there is the universal one of :func:`identity_floor`.
+LDP_EPS_MAX = 40.0
+
+
+@dataclass(frozen=True)
+class Estimation:
+    """A finalised design: ``mse`` a certified upper bound on the exact MSE of ``mechanism``
+    (:func:`.mse_ceiling`), ``mse_lower_bound`` a certified lower bound on the optimum's,
+    ``epsilon`` its certified leakage, ``repair`` the finalisation's mixing weight, ``status``
+    :class:`~pmldesign.Status`."""
+
+    mechanism: np.ndarray
+    mse: float
+    mse_lower_bound: float
+    method: str
+    status: str
+    epsilon: float
+    repair: float
+
+
+def as_weights(weights, n: int) -> np.ndarray:
+    """The diagonal of W: ones by default, else N positive finite floats (one-line
+    :class:`InvalidInputError` otherwise).
+
+    Examples
+    --------
+    >>> as_weights(None, 2).tolist()
+    [1.0, 1.0]
+    >>> as_weights([1, 0], 2)
+    Traceback (most recent call last):
+    ...
+    pmldesign._errors.InvalidInputError: weights: must be positive and finite, got 0.0 at index 1
+    """
+    if weights is None:
+        return np.ones(n)
+    try:
+        values = np.asarray(weights, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"weights: must be {n} positive numbers") from None
+    if values.size != n:
+        raise InvalidInputError(f"weights: must have length N = {n}, got {values.size}")
+    bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+    if bad.size:
+        raise InvalidInputError(
+            f"weights: must be positive and finite, got {values[bad[0]]} at index {bad[0]}")
+    return values
+
+
+def identity_floor(prior: np.ndarray, weights: np.ndarray) -> float:
+    """``sum_x w_x p_x``, rounded down: a lower bound on ``tr(W F^-1)`` of every mechanism
+    (``F <= diag(1/p)`` by Cauchy-Schwarz, docs/estimation-utility.md, Sec. 3), attained by the
+    identity."""
+    n = len(prior)
+    total = float(weights @ prior)
+    return float(np.nextafter(total * (1.0 - gamma(2 * n + 2)), -math.inf))
+
+
+def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, *,
+                     ldp: bool = False, weights: np.ndarray,
+                     time_limit: float | None = None) -> Estimation:
+    """The eps-PML design (over ``prior_set``, or eps-LDP with ``ldp``) of least
+    ``tr(W F^-1) - p^T W p`` under the utility prior ``prior`` (the set's reference).
+
+    The identity when it is certified at eps (eps at least the set's eps_max): it attains the
+    universal bound :func:`identity_floor`. Otherwise column generation over the vertex table
+    of :mod:`.pricing` when its enumeration holds at most ``SET_ENUMERATION_LIMIT`` systems:
+    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: local-search
+    pricing (:class:`.CappedPricer`), the lower bound the universal :func:`identity_floor`
+    (status "certified gap"); other sets beyond it: :class:`InvalidInputError` naming the limit.
+
+    Examples
+    --------
+    >>> P = np.array([0.5, 0.5])
+    >>> r = solve_estimation(PriorSet.ball(P, 0.0), P, math.log(1.5), weights=np.ones(2))
+    >>> r.mechanism.round(9).tolist(), round(r.mse, 9), r.status  # randomized response
+    ([[0.75, 0.25], [0.25, 0.75]], 2.0, 'optimal')
+    """
+    if eps <= 0:
+        raise InvalidInputError(
+            "eps: the estimation utility needs eps > 0 (at eps = 0 every mechanism is "
+            "output-independent and no share can be estimated)")
+    start = time.monotonic()
+    deadline = math.inf if time_limit is None else start + time_limit
+    n = len(prior)
+    floor = identity_floor(prior, weights)
+
+    def finish(raw: np.ndarray, lowest: float, method: str, status: str) -> Estimation:
+        final = _finalize(raw, prior_set, prior, eps, ldp, weights, deadline)
+        value = mse_ceiling(final.mechanism, prior, weights)
+        square = float(prior @ (weights * prior)) * (1.0 + gamma(2 * n + 4))
+        low = float(np.nextafter(max(lowest, floor) - square - 4 * _UNIT * max(lowest, floor),
+                                 -math.inf))
+        low = min(max(low, 0.0), value)
+        exact = is_exact(-low, -value)
+        return Estimation(final.mechanism, value, low, method,
+                          Status.OPTIMAL if exact else (
+                              Status.TIME_LIMIT if status == Status.TIME_LIMIT else Status.GAP),
+                          final.epsilon, final.mixing)
+
+    if not ldp and eps >= prior_set.epsilon_max:
+        return finish(np.eye(n), floor, "closed form: the identity (eps >= epsilon_max)",
+                      Status.OPTIMAL)
+    feasible = (FeasibleSet.ldp(n, min(eps, LDP_EPS_MAX)) if ldp else
+                FeasibleSet.for_set(prior_set, eps, outward=False))
+    size = enumeration_size(n, feasible.a.size)
+    if size > SET_ENUMERATION_LIMIT:
+        if ldp or not prior_set.is_point:
+            raise InvalidInputError(
+                f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
+                f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
+                "is searched beyond it)")
+        return finish(*_search(prior, eps, weights, feasible, deadline))
+    # small dense solves: one BLAS thread (two took 5-30x longer on a shared 2-core machine,
+    # N = 12: 3.0 s against 0.6 s); threadpoolctl acts on the whole process meanwhile
+    with threadpool_limits(limits=1, user_api="blas"):
+        table, complete = vertex_table(prior, feasible, deadline)
+        master = FisherMaster(_initial(table, feasible, prior), weights)
+        pricer = TablePricer(table, weights, master)
+        search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+                                   relative=True, enough=CLOSE)
+    lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
+    method = (f"column generation over {len(table)} vertex columns ({search.rounds} rounds, "
+              f"{len(master.columns)} columns in the master)")
+    return finish(master.mechanism(), lowest, method, search.status)
+
+
+def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
+            deadline: float) -> tuple[np.ndarray, float, str, str]:
+    """A fixed prior beyond the enumeration: column generation with the local-search pricing
+    of :class:`.CappedPricer`; ``(raw, lower bound on tr(W F^-1) (none: -inf), method,
+    status)``."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        master = FisherMaster(_initial(None, feasible, prior), weights)
+        pricer = CappedPricer(prior, eps, weights, master)
+        search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+                                   relative=True, enough=CLOSE)
+    method = (f"column generation with local-search pricing ({search.rounds} rounds, "
+              f"{len(master.columns)} columns in the master; lower bound: the identity's MSE)")
+    return master.mechanism(), -math.inf, method, search.status
+
+
+def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
+    """First master columns: randomized response's (a design of full rank: the master's F is
+    invertible from the start) and, for each input, the vertex with its largest entry.
+
+    Randomized response ``c_y = (s/N) 1 + (1 - s) e_y`` meets a cap row
+    ``a max c <= <b, c> + d min c`` iff ``(a - b_y)(1 - s) <= (s/N)(sum b + d - a)``, and
+    ``sum b + d - a = e^eps - 1 > 0`` for every floor (:mod:`.math.feasible`), so the least
+    such s is below 1 for eps > 0.
+    """
+    n = len(prior)
+    excess = np.maximum(feasible.a[:, None] - feasible.b, 0.0)  # (k, N): a - b_y
+    room = feasible.b.sum(axis=1) + feasible.d - feasible.a  # e^eps - 1 per row
+    share = float((n * excess / (n * excess + room[:, None])).max())
+    columns = np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
+    columns /= (columns @ prior)[:, None]
+    if table is None:
+        return np.vstack([columns, np.ones((1, n))])
+    peaks = table[np.unique(np.argmax(table, axis=0))]
+    return np.vstack([columns, peaks])
+
+
+def _finalize(raw: np.ndarray, prior_set: PriorSet | None, prior: np.ndarray, eps: float,
+              ldp: bool, weights: np.ndarray, deadline: float) -> Finalized:
+    """The one finalisation (:func:`.repair.finalize`) under the design's guarantee, scored by
+    minus the MSE."""
+    def score(mechanism: np.ndarray) -> float:
+        return -mse(mechanism, prior, weights)
+
+    limit = None if math.isinf(deadline) else deadline
+    if ldp:
+        return finalize(raw, prior, eps, ldp=True, score=score, deadline=limit)
+    if prior_set.kind == "ball":
+        return finalize(raw, prior_set.center, eps, prior_set.radius, score=score,
+                        deadline=limit)
+    return finalize(raw, prior, eps, prior_set=prior_set, score=score, deadline=limit)

@@ -1,0 +1,213 @@
+"""The restricted master: the A-optimal design over the columns found so far.
+
+Over normalised columns ``g_j`` (``<p, g_j> = 1``) with output probabilities ``t_j``,
+
+    minimise  f(t) = tr(W F(t)^-1),   F(t) = sum_j t_j g_j g_j^T,
+    subject to  sum_j t_j g_j = 1  (rows sum to one),  t >= 0,
+
+a convex program (docs/estimation-utility.md, Sec. 2). The gradient is ``-h_j`` with
+``h_j = g_j^T S W S g_j``, ``S = F^-1``, and the Hessian ``2 (G S G^T) o (G S W S G^T)``
+(``o`` the entrywise product), so a barrier method in numpy (:func:`_interior_point`) solves
+it with Newton steps on a (K + N)-square system for K columns. The multipliers ``lambda`` of
+the row sums satisfy ``h_j - <lambda, g_j> = -z_j <= 0`` at the optimum (``z_j = mu / t_j``
+on the central path): the pricing's input (:mod:`.pricing`).
+
+The master plays :class:`~pmldesign.design.search.engine.Master` with ``value = -f``: the
+engine maximises, so the utility of a design is minus its ``tr(W F^-1)``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..._errors import SolverError
+from .fisher import _inverse
+
+#: Newton steps at most per solve.
+_STEPS = 500
+#: Stop when the duality gap ``K mu`` is below this relative to f, and the row sums and the
+#: Newton decrement too: far below the exactness gap (1e-9), so the certified gap measures the
+#: pricing alone.
+_ACCURACY = 1e-11
+#: Weight a column enters with (relative to 1/K) in the warm start after a round.
+_ENTRY_WEIGHT = 1e-2
+#: After a solve of more than ``_PRUNE_FROM N`` columns, those with weight below ``_PRUNE``
+#: of the largest leave the master: keeps K, and each Newton step's (K + N)^3, small. A column
+#: enters at most a few times (:class:`.pricing.TablePricer`), so pruning too early can
+#: stall the search (a vertex set at N = 3 stalled at a gap of 3e-8 when every solve pruned).
+_PRUNE = 1e-9
+_PRUNE_FROM = 4
+#: Factor by which the barrier weight shrinks between centerings.
+_SHRINK = 10.0
+#: A centering ends when the Newton decrement is below this share of the gap ``K mu``.
+_CENTERING = 0.1
+
+
+class FisherMaster:
+    """Primal-dual interior point for the restricted master (module docstring).
+
+    Examples
+    --------
+    Randomized response's two columns at e^eps = 3 for p = (1/2, 1/2): the only design, with
+    ``tr(F^-1) = 2.5``.
+
+    >>> m = FisherMaster(np.array([[1.5, 0.5], [0.5, 1.5]]), np.ones(2))
+    >>> m.solve(None), round(-m.value, 9), m.mechanism().round(9).tolist()
+    (True, 2.5, [[0.75, 0.25], [0.25, 0.75]])
+    """
+
+    def __init__(self, columns: np.ndarray, weights: np.ndarray) -> None:
+        self.columns = np.array(columns, dtype=float)
+        self.weights = weights
+        self.t = np.full(len(self.columns), 1.0 / len(self.columns))
+        self.reserve = 0.0
+        self.value = -math.inf
+        self.duals = np.zeros(self.columns.shape[1])
+        self.inverse = np.eye(self.columns.shape[1])
+
+    def add(self, columns: np.ndarray) -> None:
+        """Append entering columns (rows), with a small weight for the warm start."""
+        known = {row.tobytes() for row in self.columns}
+        columns = np.array([c for c in columns if c.tobytes() not in known])
+        if not len(columns):
+            return
+        self.columns = np.vstack([self.columns, columns])
+        entry = _ENTRY_WEIGHT / len(self.columns)
+        self.t = np.concatenate([self.t, np.full(len(columns), entry)])
+
+    def solve(self, seconds: float | None) -> bool:
+        """Solve to :data:`_ACCURACY`; the time limit is not read (a solve of a few hundred
+        columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop).
+        :class:`SolverError` when the columns do not span R^N or the steps do not converge."""
+        clock = time.monotonic()
+        self.t, self.duals, self.inverse, value = _interior_point(
+            self.columns, self.weights, self.t)
+        if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
+            keep = self.t > _PRUNE * self.t.max()
+            self.columns, self.t = self.columns[keep], self.t[keep]
+        self.value = -value
+        self.reserve = 2.0 * (time.monotonic() - clock)
+        return True
+
+    def mechanism(self) -> np.ndarray:
+        """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12
+        decimals merged into one output (unnormalised rows: the finalisation cleans and
+        renormalises; the MSE is recomputed on its result)."""
+        used = self.t > 0
+        columns, t = self.columns[used], self.t[used]
+        _, first, group = np.unique(columns.round(12), axis=0, return_index=True,
+                                    return_inverse=True)
+        rank = np.argsort(np.argsort(first))  # outputs in the order the columns came
+        merged = np.zeros((len(first), columns.shape[1]))
+        np.add.at(merged, rank[group.ravel()], columns * t[:, None])
+        return merged.T
+
+
+def _interior_point(columns: np.ndarray, weights: np.ndarray,
+                    start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """``(t, lambda, F(t)^-1, f(t))`` at the optimum of the restricted master, from ``start``
+    (any positive weights): the barrier method with infeasible-start Newton steps (Boyd and
+    Vandenberghe, *Convex Optimization*, Alg. 10.2 and 11.1; docs/references.md) on
+    ``f(t) - mu sum log t`` subject to ``G^T t = 1``, mu divided by :data:`_SHRINK` until the
+    duality gap ``K mu`` is within :data:`_ACCURACY` of f. ``lambda`` is minus the equality
+    multiplier of the last Newton system (``G nu = grad = -h - mu / t`` at its center), so
+    ``h_j + mu / t_j = <lambda, g_j>``: the KKT form of the module docstring."""
+    k, n = columns.shape
+    t = np.maximum(start, 1e-3 / k)
+    t *= 1.0 / t.sum()
+    state = _State(columns, weights, t)
+    mu = state.value / k
+    steps = 0
+    while True:
+        while True:  # centering at mu
+            steps += 1
+            if steps > _STEPS:
+                raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
+            dt, lam, decrement = state.newton(mu)
+            primal = np.abs(state.primal).max()
+            if primal <= _ACCURACY and decrement <= _CENTERING * k * mu:
+                break
+            state = state.line_search(dt, lam, mu)
+        if k * mu <= _ACCURACY * state.value:
+            return state.t, -lam, state.inverse, state.value
+        mu /= _SHRINK
+
+
+class _State:
+    """A point ``t > 0`` of the barrier method with ``F(t)^-1``, f and the parts of its
+    derivatives (module docstring)."""
+
+    def __init__(self, columns: np.ndarray, weights: np.ndarray, t: np.ndarray) -> None:
+        self.columns, self.weights, self.t = columns, weights, t
+        inverse = _inverse(columns.T @ (t[:, None] * columns))
+        if inverse is None:
+            raise SolverError("estimation master: the columns do not span R^N")
+        self.inverse = inverse
+        self.spread = columns @ inverse  # row j: (S g_j)^T
+        self.h = (self.spread * self.spread) @ weights
+        self.value = float(weights @ np.diag(inverse))
+        self.primal = columns.T @ t - 1.0
+
+    def barrier(self, mu: float) -> float:
+        return self.value - mu * float(np.log(self.t).sum())
+
+    def gradient(self, mu: float) -> np.ndarray:
+        return -self.h - mu / self.t
+
+    def hessian(self) -> np.ndarray:
+        """Hessian of f: ``2 (G S G^T) o (G S W S G^T)``."""
+        spread = self.spread
+        return 2.0 * (spread @ self.columns.T) * ((spread * self.weights) @ spread.T)
+
+    def newton(self, mu: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """The Newton step, the multipliers and the Newton decrement ``dt^T H_mu dt``:
+        ``[[H_mu, -G], [G^T, 0]] [dt; nu] = [-grad; -(G^T t - 1)]``, solved in the scaled
+        variable ``dt = t o ds`` (``T H_mu T = T H T + mu I``: well conditioned however small
+        some t_j)."""
+        k, n = self.columns.shape
+        t = self.t
+        scaled = t[:, None] * self.columns
+        system = np.zeros((k + n, k + n))
+        system[:k, :k] = t[:, None] * self.hessian() * t[None, :] + mu * np.eye(k)
+        system[:k, k:] = -scaled
+        system[k:, :k] = scaled.T
+        rhs = np.concatenate([-t * self.gradient(mu), -self.primal])
+        try:
+            step = np.linalg.solve(system, rhs)
+        except np.linalg.LinAlgError as error:
+            raise SolverError(f"estimation master: singular Newton system ({error})") from None
+        ds = step[:k]
+        return t * ds, step[k:], float(ds @ (system[:k, :k] @ ds))
+
+    def residual(self, mu: float, lam: np.ndarray) -> float:
+        return float(np.hypot(np.linalg.norm(self.gradient(mu) - self.columns @ lam),
+                              np.linalg.norm(self.primal)))
+
+    def line_search(self, dt: np.ndarray, lam: np.ndarray, mu: float) -> _State:
+        """Backtracking (halving) from the longest step keeping ``t > 0`` (times 0.99): on the
+        barrier once the point is feasible, else on the residual norm."""
+        feasible = np.abs(self.primal).max() <= _ACCURACY
+        here = self.barrier(mu) if feasible else self.residual(mu, lam)
+        step = min(1.0, 0.99 * _largest(self.t, dt))
+        for _ in range(60):
+            try:
+                trial = _State(self.columns, self.weights, self.t + step * dt)
+            except SolverError:
+                step *= 0.5
+                continue
+            there = trial.barrier(mu) if feasible else trial.residual(mu, lam)
+            slope = (1e-4 * step * float(self.gradient(mu) @ dt) if feasible
+                     else -1e-4 * step * here)
+            if there <= here + slope:
+                return trial
+            step *= 0.5
+        return trial
+
+
+def _largest(x: np.ndarray, dx: np.ndarray) -> float:
+    """Largest step keeping ``x + a dx >= 0``."""
+    falling = dx < 0
+    return float(np.min(-x[falling] / dx[falling])) if falling.any() else math.inf
