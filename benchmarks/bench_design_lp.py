@@ -17,7 +17,7 @@ simplex and by HiGHS interior point + crossover, both timed in the same run righ
 run of ours, two rows: the ratio to each), after one small call of each so that neither pays the
 process's one-time costs (the first HiGHS run, lazy imports). Every row checks that our value
 equals the compact LP's (relative 1e-9) and that the result is ``exact``. N = 100 rows also
-check the 0.3 s target of issue 12. N = 400 and 1000 are timed absolutely against the targets
+check the 0.3 s target. N = 400 and 1000 are timed absolutely against the targets
 (10 s, 2 min; 4 GB peak memory at N = 1000), each in a fresh process so that its peak resident
 memory is its own; at N = 400 the fixed uniform prior is timed too (every family: output
 generation's masters there carry many outputs without mass). The time-limit rows run
@@ -42,7 +42,7 @@ from benchmarks._timing import Result, Section
 
 #: The uniform prior's rows just below its eps_max, log N (4.61 at N = 100, 5.30 at N = 200).
 NEAR_EPS_MAX = {100: 4.5, 200: 5.0}
-#: Targets of issue 12: N = 100 within 0.3 s; N = 400 / 1000 within 10 s / 2 min, 4 GB.
+#: Targets: N = 100 within 0.3 s; N = 400 / 1000 within 10 s / 2 min, 4 GB.
 TARGET_100 = 0.3
 BUDGETS = {400: 10.0, 1000: 120.0}
 MEMORY_GB = 4.0
@@ -181,7 +181,7 @@ def _cli_time_limit(n: int, kind: str, limit: float) -> Result:
                   f"{len(done.stdout) / 1e6:.0f} MB, status {document['status']}")
 
 
-#: Time-limit instances: N = 3000 (issue 12's size) and N = 6000, where a dense mechanism's
+#: Time-limit instances: N = 3000 and N = 6000, where a dense mechanism's
 #: certificate takes 0.4-0.6 s and the finalisation must fit in the limit too.
 TIME_LIMIT_PLAN = ((3000, "random", "dirichlet", False),
                    (3000, "(x-y)^2", "dirichlet", False),

@@ -7,7 +7,7 @@ close the gap to 1e-10 and reports the certified gap). Baseline: one HiGHS LP ov
 vertex of the lift polytope (N 2^(N-1) candidates, docs/extremal.md Sec. 4), feasible up to N =
 16. Prior: Dirichlet(2, ..., 2) with a fixed seed; eps = 0.5 and 1.5.
 
-Hard instances (issue 12): Zipf (s = 1, 1.5, 2) and geometric (q = 0.8, 0.9) priors at
+Hard instances: Zipf (s = 1, 1.5, 2) and geometric (q = 0.8, 0.9) priors at
 eps = H(X) and 0.5 H(X), where the optimum sits well below the trivial bound min(eps, H(X))
 (every eps-PML mechanism has I(X; Y) <= min(eps, H(X))), so a small relative gap means something.
 Targets: exact within 10 s at N = 32, certified relative gap <= 1 % at N = 64 and <= 5 % at
@@ -117,7 +117,7 @@ def run_hard(quick: bool) -> list[Result]:
 
 
 #: (kind, N, time limit) of the time-limit rows: the design must return a useful certified
-#: mechanism within 10 % + 1 s of the limit (issue 12 item 4).
+#: mechanism within 10 % + 1 s of the limit.
 LIMIT_PLAN = (("fixed", 3000, 10.0), ("ball", 3000, 10.0), ("ldp", 3000, 10.0),
               ("box", 3000, 10.0), ("vertices", 3000, 10.0), ("box", 10000, 10.0),
               ("vertices", 10000, 10.0))

@@ -151,7 +151,7 @@ def test_design_ldp_rejects_bad_gain():
 
 
 def test_time_limit_returns_a_certified_mechanism_and_a_sound_bound():
-    """Issue 12: out of time, the best feasible mechanism found and a certified upper bound."""
+    """Out of time, the best feasible mechanism found and a certified upper bound."""
     from pmldesign.design.formulation.compact_lp import solve_compact
 
     rng = np.random.default_rng(0)
@@ -167,7 +167,7 @@ def test_time_limit_returns_a_certified_mechanism_and_a_sound_bound():
 
 @pytest.mark.parametrize("utility", ["linear", "mutual_information"])
 def test_time_limit_holds_at_large_n(utility):
-    """Issue 12: the wall time stays within 10 % + 1 s of time_limit; the result is certified."""
+    """The wall time stays within 10 % + 1 s of time_limit; the result is certified."""
     import time
 
     n = 600

@@ -77,7 +77,7 @@ def test_random_problems(n, seed, eps, fraction):
 
 
 def test_robust_first_region_beats_eps_prime_inner_approximation():
-    """Issue 3: P^ = (.4, .3, .2, .1), eps = 0.3, beta = 0.1: 0.1287 vs 0.1163 nats."""
+    """P^ = (.4, .3, .2, .1), eps = 0.3, beta = 0.1: 0.1287 vs 0.1163 nats."""
     prior, eps, beta = [0.4, 0.3, 0.2, 0.1], 0.3, 0.1
     eps_prime = math.log(math.exp(eps) / (1 + beta / 2 * math.exp(eps)))
     robust = pml.design(prior, eps, radius=beta)

@@ -39,7 +39,7 @@ def test_overshoot_is_repaired_at_negligible_cost():
 
 @pytest.mark.parametrize("labelled", [False, True])
 def test_a_noise_column_costs_no_utility(labelled):
-    # Issue 12: HiGHS returned a column with one 1.3e-12 entry and mass ~1e-18 under the prior
+    # HiGHS can return a column with one 1.3e-12 entry and mass ~1e-18 under the prior
     # (rows met to 1e-10). Its leakage ratio was 10^5 e^eps, so mixing it down to eps returned
     # the output-independent mechanism. Such a column is noise: zeroed, not mixed.
     exact = pml.extremal_mechanism(PRIOR, EPS)

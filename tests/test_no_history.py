@@ -27,41 +27,6 @@ PATTERNS = (
     re.compile(r"->\s*\d[\d.]*\s?s\b"),
 )
 
-#: Files outside this check's owner's area that still carry history; the lead empties this
-#: set as they are cleaned. A file listed here that is clean fails the test, so it cannot rot.
-PENDING = frozenset({
-    "benchmarks/bench_design_lp.py",
-    "benchmarks/bench_design_mi.py",
-    "src/pmldesign/design/_highs.py",
-    "src/pmldesign/design/api.py",
-    "src/pmldesign/design/formulation/compact_lp.py",
-    "src/pmldesign/design/math/diagonal_gain.py",
-    "src/pmldesign/design/math/partition.py",
-    "src/pmldesign/design/repair.py",
-    "src/pmldesign/design/search/block_ipm.py",
-    "src/pmldesign/design/search/coarse.py",
-    "src/pmldesign/design/search/cone_pricing.py",
-    "src/pmldesign/design/search/entry_master.py",
-    "src/pmldesign/design/search/highs_master.py",
-    "src/pmldesign/design/search/lift_pricing.py",
-    "src/pmldesign/design/search/linear_gain.py",
-    "src/pmldesign/design/search/set_vertices.py",
-    "tests/test_design_block_ipm.py",
-    "tests/test_design_bound_rounding.py",
-    "tests/test_design_capped_pricing.py",
-    "tests/test_design_closed_form.py",
-    "tests/test_design_cone_pricing.py",
-    "tests/test_design_linear.py",
-    "tests/test_design_linear_prune.py",
-    "tests/test_design_linear_uncapped.py",
-    "tests/test_design_mi.py",
-    "tests/test_design_mi_hard.py",
-    "tests/test_design_repair.py",
-    "tests/test_design_set_outputs.py",
-    "tests/test_design_study.py",
-})
-
-
 def _files() -> list[Path]:
     return sorted(p for folder in FOLDERS for p in (ROOT / folder).rglob("*")
                   if p.suffix in SUFFIXES and p.is_file() and "__pycache__" not in p.parts)
@@ -86,11 +51,9 @@ def test_no_history_in_code_tests_benchmarks_examples():
     hits = _hits()
     this = Path(__file__).relative_to(ROOT).as_posix()
     offending = [f"{path}:{line}" for path, lines in sorted(hits.items())
-                 if path not in PENDING and path != this for line in lines]
+                 if path != this for line in lines]
     assert not offending, "history in comments (move it to docs/decisions/ or git):\n" + \
         "\n".join(offending)
-    cleaned = sorted(PENDING - hits.keys())
-    assert not cleaned, f"clean now, remove from PENDING: {cleaned}"
 
 
 def test_patterns_catch_history_and_spare_plain_words():

@@ -41,7 +41,7 @@ RESIDUE = 1e-12
 #: Columns of solver output whose largest entry is at most this are set to 0 (dropped when
 #: unlabelled). HiGHS meets its rows to 1e-10 absolute, so a column of 1e-12 entries can have
 #: mass 1e-18 under the prior and a leakage ratio 10^5 e^eps: repairing it by mixing would cost
-#: almost all the utility (measured, issue 12: a random gain at N = 400, eps = 2 came back as the
+#: almost all the utility (a random gain at N = 400, eps = 2 would come back as the
 #: output-independent mechanism). Zeroing it moves each row by at most this much.
 NOISE = 1e-9
 #: Rows of solver output further than this from 1 (after cleaning) make the solve a failure.
@@ -55,11 +55,9 @@ LARGEST_EPS = 700.0
 #: within ``min(MIX_PRECISION t, MIX_ABSOLUTE)`` of the smallest certified weight: mixing by ``t``
 #: moves the utility by at most ``t`` times the utility's range, so the excess costs at most
 #: 1e-12 of it, and a repair of rounding (``t`` about 1e-15 to 1e-12) mixes in at most a quarter
-#: more than it needs. Measured (issue 12): 20 certificates a repair instead of 45 with a
-#: precision of 1e-3 (at N = 100 and eps = 5 the repair took a fifth of the design's time);
-#: 18-40 -> 10-24 with 1/4 (N = 100-3000; on a ball at N = 3000 a certificate takes 0.16 s),
-#: -> 5-7 from the fixed prior's weight, growing by 4 instead of from 1e-16 by 16 (the same
-#: instances; N = 3000 uniform ball, identity: 3.3 -> 1.5 s).
+#: more than it needs. A finer precision costs certificates (about twice as many at 1e-3, each
+#: 0.16 s on a ball at N = 3000); starting from the fixed prior's weight needs 5-7 of them
+#: (docs/decisions/benchmarks-design-linear-gains.md has the measurements).
 MIX_GROWTH = 4.0
 MIX_PRECISION = 0.25
 MIX_ABSOLUTE = 1e-12
@@ -67,9 +65,7 @@ MIX_ABSOLUTE = 1e-12
 #: mixing costs at most 1e-10 times the utility's range (max minus min gain), a tenth of the
 #: exactness gap of :func:`pmldesign.design` (1e-9 of ``max(1, |utility|)``) whenever that range
 #: is at most ``max(1, |utility|)`` (rounding repairs of exact closed forms and of most LP optima
-#: need 1e-15 to 1e-12). Measured (issue 12): the cut's search costs as many certificates again
-#: (before the search started from :func:`_first_weight`: 10-12 of 0.14-0.16 s at N = 3000 on
-#: a ball).
+#: need 1e-15 to 1e-12). The cut's search costs as many certificates again as mixing.
 CUT_FROM = 1e-10
 
 
@@ -248,8 +244,8 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     for every prior. With ``score`` (the utility of a mechanism) the repair by mixing alone is
     compared with :func:`cut_to_caps` followed by mixing, and the higher score is returned:
     mixing by ``t`` costs about ``t`` of utility and ``t`` is the largest relative violation of
-    a cap (2e-8 for columns of mass 1e-3 over their cap by HiGHS's 4e-11, measured in issue 12:
-    a random gain at N = 400, eps = 1 lost 1.1e-8 to mixing, more than the exactness gap 1e-9),
+    a cap (2e-8 for columns of mass 1e-3 over their cap by HiGHS's 4e-11: a random gain at
+    N = 400, eps = 1 loses 1.1e-8 to mixing, more than the exactness gap 1e-9),
     while the cut moves only the excess over the caps. A mixing weight of at most
     :data:`CUT_FROM` is kept without trying the cut.
 

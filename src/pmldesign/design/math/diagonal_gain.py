@@ -43,7 +43,7 @@ response (:func:`symmetric`), with the largest ``alpha`` its column allows,
 randomized response (every column with floor ``beta``) is the optimum.
 
 Neither candidate is trusted: :func:`.linear_gain.solve_diagonal_gain` keeps one only when its
-bound, priced exactly over every output, meets its value. Measured (issue 12; Dirichlet(5) and
+bound, priced exactly over every output, meets its value. Measured (Dirichlet(5) and
 Dirichlet(50) priors, 4 seeds, eps = 0.2, 0.5 and 0.8 eps_max, fixed and balls of radius
 min P / 2 and min P): at N = 100 and 200 one candidate was certified on 140 of 144 instances
 (the others: balls of Dirichlet(50) at 0.2 eps_max, N = 100); at N = 6-30 the knapsack fails

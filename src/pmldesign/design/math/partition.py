@@ -17,7 +17,7 @@ at least ``1/k`` (the constant mechanism, ``rho >= 1/(k - 1)``) whenever constan
 the rows (``sum b_r + d_r >= a_r``), as they do in every set here. The derivation is ours.
 
 Its mutual information is no optimum (output generation finds those); at large N under a time
-limit it is what a few milliseconds buy: measured (issue 12) at N = 6000, Dirichlet(5) prior,
+limit it is what a few milliseconds buy: measured at N = 6000, Dirichlet(5) prior,
 eps = 0.5, ``time_limit=10``, output generation ended with I(X; Y) = 0 (three pricing rounds;
 the deterministic merge needs groups of mass e^-0.5 = 0.61, so it has one group).
 """
