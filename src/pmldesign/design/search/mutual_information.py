@@ -43,7 +43,7 @@ from ..math.eps_max import warn_at_eps_max
 from ..math.feasible import FeasibleSet
 from ..math.prior_scale import normalised, rescaled
 from ..repair import finalize, partition_floor
-from ..status import EXACT_GAP
+from ..status import EXACT_GAP, Status
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
@@ -109,8 +109,8 @@ class MIResult(Result):
     columns : int
         Lift vectors generated.
     status : str
-        "optimal" (``exact``), "time limit" (stopped by the deadline) or "stalled" (no new
-        column could close the gap further).
+        :class:`~pmldesign.Status`: "optimal" (``exact``), "time limit" (stopped by the
+        deadline) or "certified gap" (no new column could close the gap further).
     epsilon : float
         The certified eps of ``mechanism`` (``<= eps``): PML for the prior, its supremum over
         the ball or set, or the LDP epsilon; ``inf`` on the search's raw output, which is not
@@ -126,7 +126,7 @@ class MIResult(Result):
     exact: bool
     iterations: int
     columns: int
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
     epsilon: float = math.inf
 
     @property
@@ -222,7 +222,7 @@ def _finalized(found: MIResult, prior: Any, eps: float, radius: float, ldp: bool
         found, mechanism=final.mechanism, utility=utility, upper_bound=upper, method=method,
         exact=exact,
         status="optimal" if exact else (
-            "stalled" if found.status == "optimal" else found.status),
+            Status.GAP if found.status == Status.OPTIMAL else found.status),
         epsilon=final.epsilon)
 
 
@@ -283,7 +283,7 @@ def _at_smaller_budget(found: MIResult, ceiling: float) -> MIResult:
         method=f"{found.method}; run at eps = {_MAX_LDP_EPS:g} (e^eps beyond floats), bounded "
         "by min(eps, H(X))",
         status="optimal" if exact else (
-            "stalled" if found.status == "optimal" else found.status))
+            Status.GAP if found.status == Status.OPTIMAL else found.status))
 
 
 def entropy_ceiling(prior: np.ndarray) -> float:
@@ -382,7 +382,7 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
         best.mechanism, best.utility, bound,
         f"{how}, the set beyond its lift-vertex enumeration; bound from the reference alone "
         f"({relaxed.method})", exact, best.iterations + relaxed.iterations, best.columns,
-        "optimal" if exact else ("time limit" if timed_out else "stalled"))
+        Status.OPTIMAL if exact else (Status.TIME_LIMIT if timed_out else Status.GAP))
 
 
 def _families(prior: np.ndarray, eps: float, beta: float,
@@ -428,12 +428,12 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
         return MIResult(np.ones((prior.size, 1)), 0.0, ceiling,
                         f"{_method(prior, families, owner)}: {error}; the constant mechanism "
                         "(leaks 0) with the bound known beforehand", False, 0, lifts.shape[0],
-                        "stalled")
+                        Status.GAP)
     utility = mutual_information(mechanism, prior)
     upper = max(search.upper_bound, utility)
     exact = upper - utility <= _EXACT_GAP
     status = "optimal" if exact else (
-        "stalled" if search.status == "optimal" else search.status)
+        Status.GAP if search.status == Status.OPTIMAL else search.status)
     method = _method(prior, families, owner) + (
         "; master LP rows off by more than the tolerance: renormalised"
         if master.renormalised else "")
