@@ -8,6 +8,8 @@ length-N probability vector with full support. Logarithms are natural (nats).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
@@ -223,18 +225,29 @@ def tail_probability(mechanism: np.ndarray, prior: np.ndarray, eps: float) -> fl
     """Probability that the leakage exceeds ``eps``: ``P_Y{ l(X -> Y) > eps }``.
 
     This is the smallest delta for which the mechanism is (eps, delta)-PML
-    (Definition 3 of 003, the tail-bound guarantee).
+    (Definition 3 of 003, the tail-bound guarantee). Rounded up: the outputs counted are those
+    whose outward-rounded leakage exceeds eps (a superset of the exact ones), and their
+    probabilities, for the prior read as ``p / sum(p)``, are summed with a relative allowance of
+    ``2 (N + 3)`` units of roundoff (N products and sums a column, one division), so the value
+    is at least the exact one.
 
     Examples
     --------
-    >>> tail_probability([[1.0, 0.0], [0.0, 1.0]], [0.25, 0.75], 0.5)  # only y = 0 leaks log 4
+    >>> round(tail_probability([[1.0, 0.0], [0.0, 1.0]], [0.25, 0.75], 0.5), 12)  # y = 0: log 4
     0.25
     """
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
     eps = as_nonnegative(eps, "eps", allow_inf=True)
-    values, p_y = _leakage(matrix, vector)
+    values, _ = _leakage(matrix, vector)
     exceed = np.nan_to_num(values, nan=-np.inf) > eps
-    return float(p_y[exceed].sum())
+    if not exceed.any():
+        return 0.0
+    columns = matrix[:, exceed]
+    mass = math.fsum(np.einsum("x,xy->y", vector, columns).tolist())
+    mass += 2 * columns.size * rounding.ETA  # products that underflow
+    total = rounding.total_bounds(vector)[0]
+    grow = 1.0 + 2 * (matrix.shape[0] + 3) * rounding.TWO_U
+    return min(1.0, float(rounding.up(rounding.up(mass / total) * grow)))
 
 
 def ldp_epsilon(mechanism: np.ndarray) -> float:
