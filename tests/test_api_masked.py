@@ -90,20 +90,8 @@ def test_the_search_reaches_the_array_boundaries():
     assert len({name for name, _ in CASES}) >= 16, sorted({name for name, _ in CASES})
 
 
-#: Boundaries that convert with their own ``np.asarray`` in modules other engineers own; each
-#: needs ``_validation.reject_masked`` on its argument (follow-up).
-OPEN = {("pmldesign.empirical_prior", 0): "uncertainty/estimation.py",
-        ("pmldesign.uncertainty.empirical_prior", 0): "uncertainty/estimation.py"}
-
-
-def _case(name, position):
-    if (name, position) in OPEN:
-        return pytest.param(name, position, id=f"{name}-{position}", marks=pytest.mark.xfail(
-            strict=True, reason=f"converts without the validators: {OPEN[name, position]}"))
-    return pytest.param(name, position, id=f"{name}-{position}")
-
-
-@pytest.mark.parametrize(("name", "position"), [_case(*case) for case in CASES])
+@pytest.mark.parametrize(("name", "position"),
+                         [pytest.param(*case, id=f"{case[0]}-{case[1]}") for case in CASES])
 def test_a_masked_array_argument_is_refused(name, position):
     function = dict(CALLABLES)[name]
     args, kwargs = FOUND[name]

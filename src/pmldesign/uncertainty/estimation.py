@@ -13,7 +13,7 @@ import numpy as np
 
 from .._errors import InvalidInputError
 from .._memory import require_memory
-from .._validation import as_int, as_open_probability, as_real
+from .._validation import as_int, as_open_probability, as_real, reject_masked
 from ..leakage.rounding import TWO_U, up
 from . import _enclosure
 
@@ -34,6 +34,7 @@ def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.n
     smooth = as_real(smoothing, "smoothing")
     if smooth < 0:
         raise InvalidInputError(f"smoothing: must be >= 0, got {smooth}")
+    reject_masked(samples, "samples")
     try:
         data = np.asarray(samples)
     except ValueError:  # ragged nested sequences
