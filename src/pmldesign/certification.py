@@ -363,12 +363,8 @@ def _certify_composed(composed: ComposedMechanism, prior, radius, rational: bool
     epsilon = max(0.0, float(np.nanmax(per_outcome)))
     robust = {}
     if prior_set is not None:
-        capacity = max(0.0, float(np.nanmax(worst)))
-        robust = {"worst_case_epsilon": capacity, "sensitivity": max(0.0, capacity - epsilon),
-                  "prior_set": prior_set}
-        if prior_set.kind == "ball":
-            robust |= {"radius": prior_set.radius, "sensitivity_bound": bounds.sensitivity_bound(
-                min(epsilon, -math.log(float(vector.min()))), prior_set.radius, vector)}
+        robust = _over_set(epsilon, _capacity(worst), vector, prior_set=prior_set,
+                           beta=prior_set.radius if prior_set.kind == "ball" else None)
     return Certificate(
         epsilon=epsilon,
         per_outcome=per_outcome,
@@ -420,6 +416,20 @@ def _capacity(worst: np.ndarray) -> float:
     return max(0.0, float(np.nanmax(worst)))
 
 
+def _over_set(epsilon: float, capacity: float, vector: np.ndarray, *,
+              prior_set: PriorSet | None = None, beta: float | None = None) -> dict:
+    """The certificate's fields over a set: capacity (Definition 5 of 003), sensitivity
+    (Definition 6) and, over a ball of radius ``beta``, Theorem 4's bound, raised so that the
+    float sum ``epsilon + sensitivity_bound`` is still a bound."""
+    fields: dict = {"worst_case_epsilon": capacity, "sensitivity": max(0.0, capacity - epsilon)}
+    if prior_set is not None:
+        fields["prior_set"] = prior_set
+    if beta is not None:
+        fields |= {"radius": beta, "sensitivity_bound": bounds.addend_up(
+            epsilon, bounds.sensitivity_bound(epsilon, beta, vector))}
+    return fields
+
+
 def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None, rational: bool,
                  prior_set: PriorSet | None = None) -> Certificate:
     """The certificate at ``vector``, and over the ball of ``radius`` around it or over the
@@ -450,19 +460,10 @@ def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None, r
             capacity = _capacity(exact.leakage(matrix, vector, beta))
         else:
             capacity = _capacity(worst)
-        robust = {
-            "radius": beta,
-            "worst_case_epsilon": capacity,
-            "sensitivity": max(0.0, capacity - epsilon),  # Definition 6 of 003
-            # raised so that the float sum epsilon + sensitivity_bound is still a bound
-            "sensitivity_bound": bounds.addend_up(
-                epsilon, bounds.sensitivity_bound(epsilon, beta, vector)
-            ),
-        }
+        robust = _over_set(epsilon, capacity, vector, beta=beta)
     elif prior_set is not None:  # its capacity stays the float certificate when rational
         capacity = prior_set.capacity(matrix) if rational else _capacity(worst)
-        robust = {"worst_case_epsilon": capacity, "prior_set": prior_set,
-                  "sensitivity": max(0.0, capacity - epsilon)}
+        robust = _over_set(epsilon, capacity, vector, prior_set=prior_set)
     return Certificate(
         epsilon=epsilon,
         per_outcome=per_outcome,
