@@ -9,13 +9,16 @@ import numpy as np
 from .._errors import InvalidInputError
 
 #: Columns of the shipped Adult table (``income`` is the ``Salary`` column of the source).
-ADULT_COLUMNS = ("sex", "income", "race", "education")
+#: A missing value of the source (``?`` in workclass, occupation, native-country) is the
+#: category ``"?"``.
+ADULT_COLUMNS = ("sex", "income", "race", "education", "marital-status", "occupation",
+                 "relationship", "workclass", "native-country")
 
 
 def _read_adult() -> tuple[dict[str, tuple[str, ...]], np.ndarray]:
     """Level labels per column (from the ``#`` header lines) and the table of counts.
 
-    Each data row is ``sex,income,race,education,count`` with integer codes.
+    Each data row is the integer code of every column of ``ADULT_COLUMNS``, then ``count``.
     """
     lines = resources.files(__package__).joinpath("adult.csv").read_text().splitlines()
     levels: dict[str, tuple[str, ...]] = {}
@@ -45,7 +48,9 @@ def load_adult(columns=("sex", "income")) -> dict[str, np.ndarray]:
     Parameters
     ----------
     columns : str or sequence of str
-        Any of ``sex``, ``income``, ``race``, ``education`` (labels in :func:`adult_levels`).
+        Any of ``sex``, ``income``, ``race``, ``education``, ``marital-status``,
+        ``occupation``, ``relationship``, ``workclass``, ``native-country`` (labels in
+        :func:`adult_levels`; ``"?"`` is the source's missing value).
 
     Returns
     -------
@@ -62,6 +67,9 @@ def load_adult(columns=("sex", "income")) -> dict[str, np.ndarray]:
     >>> data = load_adult(["sex"])
     >>> int(data["sex"].size), int(data["sex"].sum())  # records, number of Male
     (32561, 21790)
+    >>> data = load_adult(["occupation"])
+    >>> int((data["occupation"] == adult_levels()["occupation"].index("?")).sum())  # missing
+    1843
     """
     names = [columns] if isinstance(columns, str) else list(columns)
     unknown = [name for name in names if name not in ADULT_COLUMNS]
