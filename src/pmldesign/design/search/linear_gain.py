@@ -606,7 +606,7 @@ class _Run:
             self.master.add(self.pricer.first())
         else:
             # presolve only pays on the first solve of a small master: over every output it
-            # costs more than it saves (bench_design_plan.py re-measures it)
+            # costs more than it saves (tune_design_plan.py re-measures it)
             self.master = RestrictedMaster(weights, cone, presolve=strategy is not Strategy.DENSE)
             self.pricer = _OutputPricer(weights, cone, self.master)
             if strategy is Strategy.SCALED:

@@ -11,7 +11,7 @@ prior ``e^eps / N``): with ``d >= 0`` every mechanism of the cone has
 ``sum_y max_x P(y|x) <= (b + d) / a``, so an optimum that spends it uses that many outputs, and
 near eps_max (budget near N) most outputs carry mass. Rows were chosen by running each candidate
 alone, one thread, against HiGHS simplex on the compact LP in the same run
-(``benchmarks/bench_design_plan.py``; the record is docs/decisions/design-sequential-plan.md).
+(``benchmarks/tune_design_plan.py``; the record is docs/decisions/design-sequential-plan.md).
 """
 
 from __future__ import annotations

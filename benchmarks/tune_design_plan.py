@@ -9,7 +9,7 @@ ball of radius min P, in three eps regimes by the cone's budget ``(b + d) / a`` 
 run is timed in the same process right beside the baseline, and its value checked against the
 baseline's (relative 1e-9; at eps 1 from N = 200, where the compact LP takes a minute,
 against the plan's own search instead). Each search gets at most :data:`CAP` seconds. Run:
-``python -m benchmarks.bench_design_plan [N ...] [regime ...]``.
+``python -m benchmarks.tune_design_plan [N ...] [regime ...]``.
 """
 
 from __future__ import annotations
