@@ -126,3 +126,18 @@ def test_cli_releases_and_estimates_several_columns(tmp_path):
     document = json.loads(proc.stdout)
     validate(document)
     assert document["categories"] == sorted(f"{s} | {c}" for s in SEX for c in COLOUR)
+
+
+def test_design_from_samples_selects_columns_and_design_takes_a_crosstab():
+    frame = _table(20000, 6)
+    chosen = pml.design_from_samples(frame, 1.0, 1e-6, columns=["sex", "colour"])
+    alone = pml.design_from_samples(frame[["sex", "colour"]], 1.0, 1e-6)
+    assert chosen.mechanism.inputs == alone.mechanism.inputs
+    assert np.array_equal(np.asarray(chosen.mechanism), np.asarray(alone.mechanism))
+    with pytest.raises(pml.InvalidInputError, match="'age' is not a column"):
+        pml.design_from_samples(frame, 1.0, 1e-6, columns=["sex", "age"])
+    crosstab = pd.DataFrame(JOINT, index=SEX, columns=COLOUR)
+    result = pml.design(crosstab, 1.0, gain=np.eye(6))
+    assert result.mechanism.inputs == tuple(f"{s} | {c}" for s in SEX for c in COLOUR)
+    flat = pml.design(JOINT.ravel(), 1.0, gain=np.eye(6))
+    assert np.array_equal(np.asarray(result.mechanism), np.asarray(flat.mechanism))

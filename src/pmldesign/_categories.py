@@ -83,6 +83,41 @@ def joint_column(frame: Any, name: str) -> Any:
                      name=SEPARATOR.join(map(str, frame.columns)), dtype=object)
 
 
+def select_columns(frame: Any, columns: Any) -> Any:
+    """``frame[list(columns)]`` for a DataFrame, with one-line errors."""
+    if not hasattr(frame, "columns") or getattr(frame, "ndim", 1) != 2:
+        raise InvalidInputError("columns: only with a DataFrame of samples")
+    names = [columns] if isinstance(columns, str) else list(_sequence(columns, "columns"))
+    unknown = [c for c in names if c not in frame.columns]
+    if unknown or not names:
+        raise InvalidInputError(
+            f"columns: {unknown[0]!r} is not a column (columns: "
+            f"{', '.join(map(str, list(frame.columns)[:8]))})" if unknown else
+            "columns: name at least one column")
+    return frame[names]
+
+
+def joint_shares(prior: Any) -> Any:
+    """A joint distribution given as a DataFrame (a cross-tabulation: rows the categories of
+    one column, columns those of another) as a Series over their joint categories, labelled
+    ``"row | column"`` like :func:`joint_column`'s records (row by row); anything else passes
+    through.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> joint_shares(pd.DataFrame([[0.1, 0.2], [0.3, 0.4]], index=["F", "M"],
+    ...                           columns=["a", "b"])).to_dict()
+    {'F | a': 0.1, 'F | b': 0.2, 'M | a': 0.3, 'M | b': 0.4}
+    """
+    if getattr(prior, "ndim", 1) != 2 or not hasattr(prior, "columns") or is_dask(prior):
+        return prior
+    import pandas as pd
+
+    labels = [f"{row}{SEPARATOR}{column}" for row in prior.index for column in prior.columns]
+    return pd.Series(prior.to_numpy(dtype=float).ravel(), index=labels, dtype=float)
+
+
 def _missing(value: Any) -> bool:
     try:
         import pandas as pd

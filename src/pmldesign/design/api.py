@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._categories import joint_shares
 from .._errors import InvalidInputError, SolverError
 from .._results import Result
 from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
@@ -236,9 +237,12 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
 
     Parameters
     ----------
-    prior : (N,) array_like or PriorSet
+    prior : (N,) array_like, pandas Series or DataFrame, or PriorSet
         Full-support prior (the estimate P^ when ``radius > 0``), or a set of priors; utility
-        is measured under the prior, the ball's center or the set's ``reference``.
+        is measured under the prior, the ball's center or the set's ``reference``. A Series
+        labels the mechanism by its index; a DataFrame is the joint distribution of two
+        columns (a cross-tabulation), designed over their joint categories ``"row | column"``
+        as a table of several columns is released (:func:`pmldesign.privatize`).
     eps : float
         PML budget, ``>= 0``. At or above epsilon_max of the prior or set every mechanism is
         eps-PML: the unconstrained optimum is returned, with an
@@ -303,6 +307,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     >>> round(r.utility, 6), bool(r.epsilon <= np.log(1.5))
     (0.71087, True)
     """
+    prior = joint_shares(prior)
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, prior_set.size)

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .._categories import select_columns
 from .._errors import InvalidInputError
 from .._json import jsonable
 from ..certification import Certificate, certify, certify_counts
@@ -76,14 +77,18 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
                         utility: str | None = None, gain: Any = None, categories=None,
                         dropna: bool = False, baselines: bool = False,
                         time_limit: float | None = None, kind: str = "auto",
-                        unseen: float | None = None, weights: Any = None) -> SampleDesign:
+                        unseen: float | None = None, weights: Any = None,
+                        columns: Any = None) -> SampleDesign:
     """Optimal mechanism that is ``(target_eps, delta)``-PML for the prior behind ``samples``.
 
     Parameters
     ----------
-    samples : array_like, list, pandas Series, 1-column DataFrame or dask Series
+    samples : array_like, list, pandas Series, DataFrame or dask Series
         Integer codes ``0..N-1``, strings, or a Series of either (a ``category`` dtype keeps
-        its category order). Mixed types are an error.
+        its category order). Mixed types are an error. A DataFrame of several columns is one
+        joint release: its records' joint categories (the values joined by ``" | "``, the
+        combinations that occur), privatised and estimated back the same way
+        (:func:`pmldesign.privatize`, :meth:`pmldesign.FrequencyEstimate.marginals`).
     target_eps : float
         eps of the guarantee (nats), > 0.
     delta : float
@@ -103,6 +108,8 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
         The set that holds the true prior w.p. >= 1 - delta, as in
         :func:`pmldesign.calibrate_from_samples`: ``"auto"`` (default) is the l1 ball of 003
         where it yields a design, else the box of simultaneous lower confidence bounds.
+    columns : sequence of str, optional
+        The columns of a DataFrame ``samples`` to release jointly (default: all of them).
     unseen : float, optional
         The box's assumed smallest share of a category that never occurs
         (:meth:`pmldesign.PriorSet.from_samples`); without it such a category is an error.
@@ -124,6 +131,8 @@ def design_from_samples(samples: Any, target_eps: float, delta: float, *,
     >>> r.mechanism.inputs, r.certificate.guarantee[0] <= 1.0
     (('no', 'yes'), True)
     """
+    if columns is not None:
+        samples = select_columns(samples, columns)
     labels, counts = category_inputs(samples, None, categories, dropna)
     cal = calibrate_counts(counts, labels, target_eps, delta, kind, unseen)
     if not cal.feasible:
