@@ -7,6 +7,7 @@ import math
 import click
 import numpy as np
 
+from .._errors import InvalidInputError
 from . import _io, _numbers, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear", "estimation"])
@@ -36,11 +37,20 @@ def _cell(value) -> str:
     return value if isinstance(value, str) else _io.fmt(value)
 
 
-def _inputs(prior: str, gain: str | None):
-    vector = _io.parse_vector(prior, "--prior")
+def _inputs(prior: str, gain: str | None, categories: str | None = None):
+    """``(prior, labels, gain matrix)`` of ``--prior``, ``--categories`` and ``--gain``."""
+    from ._prior import read_prior
+
+    vector, labels = read_prior(prior, categories)
     require_mechanism_memory(vector.size, "--prior")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
-    return vector, matrix
+    return vector, labels, matrix
+
+
+def output_labels(labels, utility: str):
+    """The outputs' labels: the inputs' under a gain matrix (output y answers input y), else
+    None (outputs 0..M-1)."""
+    return labels if utility == "linear" else None
 
 
 def require_mechanism_memory(symbols: int, name: str,
@@ -56,8 +66,9 @@ def require_mechanism_memory(symbols: int, name: str,
 
 @click.command("design")
 @click.option("--prior", default=None,
-              help="Prior, comma-separated or a file; with --radius the centre of the set of "
-                   "priors (e.g. an estimate).")
+              help="Prior, comma-separated or a file (numbers, or a CSV with a header, a label "
+                   "column and a share column); with --radius the centre of the set of priors "
+                   "(e.g. an estimate).")
 @click.option("--eps", default=None, type=_numbers.FLOAT,
               help="PML budget eps (nats), with --prior.")
 @click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
@@ -77,7 +88,8 @@ def require_mechanism_memory(symbols: int, name: str,
               help="With --samples: the column of the table; repeat it for several columns "
               "(their joint categories).")
 @click.option("--categories", default=None,
-              help="With --samples: the categories and their order, e.g. a,b,c.")
+              help="The categories and their order, e.g. a,b,c: of the data with --samples, of "
+                   "the prior's entries with --prior (the mechanism's inputs in -o FILE.json).")
 @click.option("--target-eps", default=None, type=_numbers.FLOAT,
               help="With --samples: the eps of the (eps, delta)-PML target.")
 @click.option("--delta", default=None, type=_numbers.FLOAT,
@@ -121,8 +133,10 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
                              utility, time_limit, output, as_json)
         return
-    if column or categories is not None:
-        raise click.UsageError("--column and --categories go with --samples")
+    if column:
+        raise click.UsageError("--column goes with --samples")
+    if categories is not None and prior is None:
+        raise click.UsageError("--categories goes with --prior or --samples")
     prior_set = _io.prior_set(prior, radius, vertices, lower)
     if prior_set is not None:
         require_mechanism_memory(prior_set.size, "--vertices" if vertices else "--lower")
@@ -131,18 +145,22 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
                                "with --target-eps and --delta")
     from ..design import design
 
+    labels = None
     if prior_set is None:
-        target, matrix = _inputs(prior, gain)
+        target, labels, matrix = _inputs(prior, gain, categories)
     else:
+        if categories is not None:
+            raise click.UsageError("--categories goes with --prior alone or --samples")
         target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
     result = design(target, eps, radius=radius, utility=utility, gain=matrix,
                     time_limit=time_limit,
                     weights=None if weights is None else _io.parse_vector(weights, "--weights"))
     summary = _summary(result, _utility_name(utility, matrix))
-    _save(result.mechanism, output, None if prior_set is not None else {
+    outputs = output_labels(labels, summary["utility"])
+    save(result.mechanism, output, None if prior_set is not None else {
         "eps": result.epsilon, "delta": 0.0, "radius": radius or None,
         "prior": tuple(float(p) for p in target), "utility": summary["utility"],
-        "method": result.method})
+        "method": result.method}, labels, outputs)
     if as_json:
         where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
         _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
@@ -151,7 +169,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     where = (f"l1 radius of the prior set = {radius:g}" if prior_set is None
              else f"{prior_set.kind} set of priors")
     _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, {where}", output,
-                  utility_words(summary["utility"], matrix))
+                  utility_words(summary["utility"], matrix), labels, outputs)
 
 
 def _summary(result, utility: str) -> dict:
@@ -181,20 +199,24 @@ _LABELS = {
 }
 
 
-def _save(mechanism, output: str | None, guarantee: dict | None = None) -> None:
+def save(mechanism, output: str | None, guarantee: dict | None = None, inputs=None,
+         outputs=None) -> None:
     """Write the mechanism to ``output`` (if given); a matrix gets ``guarantee`` (what it was
-    certified for, so ``certify FILE.json`` can re-check it without --prior)."""
+    certified for, so ``certify FILE.json`` can re-check it without --prior) and the labels
+    ``inputs`` and ``outputs`` (None: 0..N-1)."""
     if output:
         from ..mechanism import Mechanism
 
         if not isinstance(mechanism, Mechanism):
-            mechanism = Mechanism(mechanism, guarantee=guarantee)
+            mechanism = Mechanism(mechanism, inputs, outputs, guarantee=guarantee)
         mechanism.save(output)
 
 
-def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
+
+def _print_design(result, summary: dict, title: str, output: str | None, words: str,
+                  inputs=None, outputs=None) -> None:
     out = _io.console()
-    out.print(_io.mechanism_table(title, result.mechanism))
+    out.print(_io.mechanism_table(title, result.mechanism, inputs, outputs))
     cells = [[words, _cell(summary["utility_value"])]]
     cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
@@ -216,7 +238,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
                                     categories=labels, baselines=True, time_limit=time_limit)
     cal, result, mechanism = found.calibration, found.comparison, found.mechanism
-    _save(mechanism, output)
+    save(mechanism, output)
     guarantee = {"eps": found.certificate.guarantee[0], "delta": delta}
     if as_json:
         _io.print_json({
@@ -253,7 +275,12 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 
 
 @click.command("compare")
-@click.option("--prior", required=True, help="Prior: comma-separated probabilities or a file.")
+@click.option("--prior", required=True,
+              help="Prior: comma-separated probabilities or a file (numbers, or a CSV with a "
+                   "header, a label column and a share column).")
+@click.option("--categories", default=None,
+              help="The categories of the prior's entries, e.g. a,b,c (the mechanism's inputs "
+                   "in -o FILE.json).")
 @click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
@@ -265,8 +292,11 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
               help="With --utility estimation: also the errors for this many records.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.plot_option("Also draw utility vs eps for the three mechanisms (.png, .pdf, .svg...).")
+@_options.output_option("Write the optimal PML mechanism: .json (labels and guarantee), .csv or "
+                        ".npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_json) -> None:
+def compare_command(prior, categories, eps, gain, utility, records, time_limit, plot, output,
+                    as_json) -> None:
     """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at budget eps.
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
@@ -279,10 +309,12 @@ def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_jso
     if utility == "estimation" or records is not None:
         if utility != "estimation":
             raise click.UsageError("--n goes with --utility estimation")
-        _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json)
+        _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, categories,
+                            output)
         return
-    vector, matrix = _inputs(prior, gain)
+    vector, labels, matrix = _inputs(prior, gain, categories)
     result = compare(vector, eps, utility=utility, gain=matrix, time_limit=time_limit)
+    _save_designed(result, vector, labels, output)
     if plot:
         _plot(vector, eps, utility, matrix, plot, time_limit)
     if as_json:
@@ -299,16 +331,33 @@ def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_jso
     _print_contenders(result, matrix, f"Mechanisms at PML budget eps = {eps:g}", "PML eps")
     if plot:
         _io.console().print(f"plot written to {plot}")
+    if output:
+        _io.console().print(f"optimal PML mechanism written to {output}")
 
 
-def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json) -> None:
+def _save_designed(result, prior, labels, output: str | None) -> None:
+    """``compare -o``: write the comparison's designed mechanism (the "optimal PML" row)."""
+    if not output:
+        return
+    designed = next((c for c in result.contenders if c.name == "optimal PML"), None)
+    if designed is None:
+        raise InvalidInputError(f"--output: no designed mechanism to write ({result.note})")
+    save(designed.mechanism, output, {
+        "eps": designed.epsilon, "delta": 0.0, "prior": tuple(float(p) for p in prior),
+        "utility": result.utility, "method": designed.name},
+        labels, output_labels(labels, result.utility))
+
+
+def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, categories,
+                        output) -> None:
     """The frequency oracles (and the estimation design) by the error of the shares; the plot
     is a bar chart of their MSE for one record."""
     from ..design import compare
 
-    vector, matrix = _inputs(prior, gain)
+    vector, labels, matrix = _inputs(prior, gain, categories)
     result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
                      time_limit=time_limit)
+    _save_designed(result, vector, labels, output)
     if plot:
         import matplotlib
 
