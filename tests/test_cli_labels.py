@@ -118,3 +118,38 @@ def test_a_labelled_prior_file_with_a_bad_share_is_refused(tmp_path):
     path = tmp_path / "prior.csv"
     path.write_text("education,share\nBachelors,0.5\nMasters,1_0\n")
     _refused(["design", "--prior", path, "--eps", "1"], "not a number")
+
+
+# --- --radius wherever a prior or samples are given ------------------------------------------
+
+def test_compare_and_rr_take_a_radius(tmp_path, prior_file):
+    for argv in (["compare", "--prior", prior_file, "--eps", "0.8"],
+                 ["rr", "3", "--eps", "0.5", "--prior", prior_file]):
+        mech = tmp_path / "mech.json"
+        _run([*argv, "--radius", "0.05", "-o", mech])
+        stored = pml.load_mechanism(mech)
+        assert stored.guarantee.radius == 0.05
+        assert within(stored.matrix, PRIOR, stored.guarantee.eps, 0.05)
+        assert not within(stored.matrix, PRIOR, stored.guarantee.eps * 0.999, 0.05)
+
+
+@pytest.fixture
+def samples_file(tmp_path):
+    path = tmp_path / "samples.csv"
+    path.write_text("answer\n" + "no\n" * 12000 + "yes\n" * 8000)
+    return path
+
+
+@pytest.mark.parametrize("wider", [True, False])
+def test_samples_with_radius_use_the_larger_of_it_and_eq7(tmp_path, samples_file, wider):
+    base = ["design", "--samples", samples_file, "--target-eps", "1", "--delta", "1e-3",
+            "--gain", tmp_path / "gain.csv"]
+    np.savetxt(tmp_path / "gain.csv", np.eye(2), delimiter=",")
+    beta = json.loads(_run([*base, "--json"]).stdout)["radius"]
+    radius = 2 * beta if wider else beta / 2
+    mech = tmp_path / "mech.json"
+    _run([*base, "--radius", radius, "-o", mech])
+    stored = pml.load_mechanism(mech)
+    assert stored.guarantee.radius == (radius if wider else beta)
+    assert stored.guarantee.eps <= 1.0
+    assert within(stored.matrix, [0.6, 0.4], stored.guarantee.eps, stored.guarantee.radius)

@@ -71,8 +71,10 @@ def require_mechanism_memory(symbols: int, name: str,
                    "(e.g. an estimate).")
 @click.option("--eps", default=None, type=_numbers.FLOAT,
               help="PML budget eps (nats), with --prior.")
-@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
-              help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
+@click.option("--radius", default=None, type=_numbers.FLOAT,
+              help="l1 radius: eps-PML for every prior within this l1 distance of --prior "
+                   "(default 0); with --samples a wider ball than eq. (7) of 003 gives (the "
+                   "larger of the two radii is used).")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
                    "(--prior, optional, is the reference; mutual information: exact for small N, "
@@ -125,14 +127,14 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     if samples is not None:
         if weights is not None:
             raise click.UsageError("--weights goes with --prior, --vertices or --lower")
-        if prior is not None or eps is not None or radius or vertices or lower:
-            raise click.UsageError("--samples replaces --prior, --eps, --radius, --vertices "
-                                   "and --lower")
+        if prior is not None or eps is not None or vertices or lower:
+            raise click.UsageError("--samples replaces --prior, --eps, --vertices and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                             utility, time_limit, output, as_json)
+                             utility, time_limit, output, as_json, radius)
         return
+    radius = radius or 0.0
     if column:
         raise click.UsageError("--column goes with --samples")
     if categories is not None and prior is None:
@@ -225,7 +227,7 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
 
 
 def _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                         utility, time_limit, output, as_json) -> None:
+                         utility, time_limit, output, as_json, radius) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
     from ..release import design_from_samples
     from . import _table
@@ -237,6 +239,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     with _io.status("designing over the set of priors..."):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
                                     categories=labels, baselines=True, time_limit=time_limit)
+        if radius is not None and radius > found.calibration.radius:
+            found = _widened(found, radius, utility, matrix, time_limit)
     cal, result, mechanism = found.calibration, found.comparison, found.mechanism
     save(mechanism, output)
     guarantee = {"eps": found.certificate.guarantee[0], "delta": delta}
@@ -274,6 +278,39 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
         out.print(f"mechanism written to {output}")
 
 
+def _widened(found, radius: float, utility, gain, time_limit):
+    """``design --samples --radius``: the design over the l1 ball of ``radius`` (larger than
+    eq. (7)'s, so it still holds the true prior with probability >= 1 - delta) around the
+    estimate, certified over that ball (Proposition 2 of 003)."""
+    import dataclasses
+
+    import pandas as pd
+
+    from ..certification import certify
+    from ..design import compare, design
+    from ..mechanism import Mechanism
+
+    cal = found.calibration
+    if cal.prior_set is not None:
+        raise InvalidInputError("--radius: the samples are too few for the l1 ball of eq. (7) "
+                                "(the design is over a box of lower bounds); omit --radius")
+    labels = found.mechanism.inputs
+    estimate = pd.Series(cal.prior_estimate, index=list(labels))
+    result = design(estimate, cal.target_eps, radius=radius, utility=utility, gain=gain,
+                    time_limit=time_limit)
+    comparison = compare(cal.prior_estimate, cal.target_eps, radius=radius, utility=utility,
+                         gain=gain, time_limit=time_limit)
+    cert = dataclasses.replace(certify(result.mechanism, cal.prior_estimate, radius, warn=False),
+                               delta=cal.delta, n_samples=cal.n_samples)
+    guarantee = dataclasses.replace(found.mechanism.guarantee, eps=cert.guarantee[0],
+                                    radius=radius)
+    mechanism = Mechanism(np.asarray(result.mechanism), labels, found.mechanism.outputs,
+                          guarantee)
+    return dataclasses.replace(found, mechanism=mechanism, certificate=cert, design=result,
+                               comparison=comparison,
+                               calibration=dataclasses.replace(cal, radius=radius))
+
+
 @click.command("compare")
 @click.option("--prior", required=True,
               help="Prior: comma-separated probabilities or a file (numbers, or a CSV with a "
@@ -282,6 +319,9 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
               help="The categories of the prior's entries, e.g. a,b,c (the mechanism's inputs "
                    "in -o FILE.json).")
 @click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
+@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
+              help="l1 radius: every mechanism is certified for every prior within this l1 "
+                   "distance of --prior.")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
 @click.option("--utility", default=None,
@@ -295,8 +335,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
 @_options.output_option("Write the optimal PML mechanism: .json (labels and guarantee), .csv or "
                         ".npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def compare_command(prior, categories, eps, gain, utility, records, time_limit, plot, output,
-                    as_json) -> None:
+def compare_command(prior, categories, eps, radius, gain, utility, records, time_limit, plot,
+                    output, as_json) -> None:
     """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at budget eps.
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
@@ -309,14 +349,17 @@ def compare_command(prior, categories, eps, gain, utility, records, time_limit, 
     if utility == "estimation" or records is not None:
         if utility != "estimation":
             raise click.UsageError("--n goes with --utility estimation")
+        if radius:
+            raise click.UsageError("--radius does not go with --utility estimation")
         _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, categories,
                             output)
         return
     vector, labels, matrix = _inputs(prior, gain, categories)
-    result = compare(vector, eps, utility=utility, gain=matrix, time_limit=time_limit)
-    _save_designed(result, vector, labels, output)
+    result = compare(vector, eps, radius=radius, utility=utility, gain=matrix,
+                     time_limit=time_limit)
+    _save_designed(result, vector, labels, output, radius)
     if plot:
-        _plot(vector, eps, utility, matrix, plot, time_limit)
+        _plot(vector, eps, radius, utility, matrix, plot, time_limit)
     if as_json:
         _io.print_json({
             "eps": eps,
@@ -335,7 +378,7 @@ def compare_command(prior, categories, eps, gain, utility, records, time_limit, 
         _io.console().print(f"optimal PML mechanism written to {output}")
 
 
-def _save_designed(result, prior, labels, output: str | None) -> None:
+def _save_designed(result, prior, labels, output: str | None, radius: float = 0.0) -> None:
     """``compare -o``: write the comparison's designed mechanism (the "optimal PML" row)."""
     if not output:
         return
@@ -343,7 +386,8 @@ def _save_designed(result, prior, labels, output: str | None) -> None:
     if designed is None:
         raise InvalidInputError(f"--output: no designed mechanism to write ({result.note})")
     save(designed.mechanism, output, {
-        "eps": designed.epsilon, "delta": 0.0, "prior": tuple(float(p) for p in prior),
+        "eps": designed.epsilon, "delta": 0.0, "radius": radius or None,
+        "prior": tuple(float(p) for p in prior),
         "utility": result.utility, "method": designed.name},
         labels, output_labels(labels, result.utility))
 
@@ -404,7 +448,7 @@ def _print_contenders(result, gain, title: str, pml_label: str) -> None:
     ))
 
 
-def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
+def _plot(vector, eps, radius, utility, matrix, path: str, time_limit) -> None:
     """Utility vs eps of the three mechanisms on a grid up to epsilon_max (rich progress bar)."""
     import matplotlib
 
@@ -415,7 +459,8 @@ def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
 
     top = max(eps, -math.log(float(vector.min())))
     grid = np.linspace(top / 12, top, 12)
-    curves = [compare(vector, e, utility=utility, gain=matrix, time_limit=time_limit)
+    curves = [compare(vector, e, radius=radius, utility=utility, gain=matrix,
+                      time_limit=time_limit)
               for e in _io.progress(grid, "comparing")]
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, name in enumerate(("optimal PML", "randomized response", "optimal LDP")):

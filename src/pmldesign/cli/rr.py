@@ -22,11 +22,13 @@ MAX_JSON_K = 1000
 @click.option("--prior", default=None,
               help="Certify for this prior (comma-separated or a file: numbers, or a CSV with a "
                    "header, a label column and a share column).")
+@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
+              help="With --prior: certify for every prior within this l1 distance of it.")
 @click.option("--categories", default=None,
               help="The k categories, e.g. a,b,c: the inputs and outputs in -o FILE.json.")
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def rr_command(k: int, eps: float, prior: str | None, categories: str | None,
+def rr_command(k: int, eps: float, prior: str | None, radius: float, categories: str | None,
                output: str | None, as_json: bool) -> None:
     """K-ary randomized response with local-DP parameter EPS; with --prior, its PML.
 
@@ -53,11 +55,14 @@ def rr_command(k: int, eps: float, prior: str | None, categories: str | None,
         raise InvalidInputError(f"k: {k}, but {len(labels)} categories are given")
     matrix = randomized_response(k, eps)
     data: dict = {"k": k, "eps": eps, "mechanism": matrix}
-    cert = None if vector is None else certify(matrix, vector)
+    if radius and vector is None:
+        raise click.UsageError("--radius goes with --prior")
+    cert = None if vector is None else certify(matrix, vector, radius)
     if cert is not None:
         data.update(cert.to_dict())
     claim = ({"eps": ldp_epsilon(matrix)} if cert is None else
-             {"eps": cert.epsilon, "prior": tuple(float(p) for p in vector)})
+             {"eps": cert.guarantee[0], "radius": radius or None,
+              "prior": tuple(float(p) for p in vector)})
     save(matrix, output, {**claim, "delta": 0.0, "method": "randomized_response"}, labels,
          labels)
     if as_json:
