@@ -27,9 +27,10 @@ from ._numbers import parse_numbers
 #: added.
 SCHEMA_VERSION = "1.0"
 
-#: Entries below this fraction of their column's largest entry are shown as structural zeros
-#: (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's largest).
-STRUCTURAL_ZERO = 1e-12
+#: Entries below this fraction of their column's largest entry are named as near-zero next to a
+#: local-DP eps (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's
+#: largest): they explain a huge finite eps.
+NEAR_ZERO = 1e-12
 
 _state = {"quiet": False}
 
@@ -227,29 +228,26 @@ def fmt(value: float, digits: int = 6) -> str:
     return f"{value:.{digits}f}"
 
 
-def structural_zeros(mechanism) -> list[tuple[str, str]]:
-    """The (input, output) labels of entries that are positive but below
-    :data:`STRUCTURAL_ZERO` of their column's largest entry.
-
-    Such entries are solver residues of zeros: the mechanism's local-DP epsilon is then finite
-    on the floats but astronomically large, and infinite for the structure it approximates.
-    """
+def near_zeros(mechanism) -> list[tuple[str, str]]:
+    """The (input, output) labels of entries that are positive but below :data:`NEAR_ZERO` of
+    their column's largest entry (residues of zeros: they make the local-DP eps huge)."""
     matrix = np.asarray(getattr(mechanism, "matrix", mechanism), dtype=np.float64)
     inputs = getattr(mechanism, "inputs", None) or [f"x{i}" for i in range(matrix.shape[0])]
     outputs = getattr(mechanism, "outputs", None) or [f"y{j}" for j in range(matrix.shape[1])]
     top = matrix.max(axis=0, keepdims=True)
-    rows, cols = np.nonzero((matrix > 0) & (matrix < STRUCTURAL_ZERO * top))
+    rows, cols = np.nonzero((matrix > 0) & (matrix < NEAR_ZERO * top))
     return [(str(inputs[i]), str(outputs[j])) for i, j in zip(rows, cols, strict=True)]
 
 
 def ldp_cell(value: float, mechanism, digits: int = 6) -> str:
-    """A local-DP epsilon for a table: infinite when residues of zeros make it finite, naming
-    them (``inf (structural zeros: x2->y0, x3->y0; 32.99 on the floats)``)."""
-    zeros = structural_zeros(mechanism) if math.isfinite(value) else []
+    """A local-DP eps for a table: the certified value, as ``ldp_epsilon`` gives it in Python
+    and JSON (``inf`` only for an exact zero, see docs/vocabulary.md), naming the near-zero
+    entries that make it huge (``33.019859 (near-zero: x1->y1, x2->y0)``)."""
+    zeros = near_zeros(mechanism) if math.isfinite(value) else []
     if not zeros:
         return fmt(value, digits)
     named = ", ".join(f"{x}->{y}" for x, y in zeros[:4]) + (", ..." if len(zeros) > 4 else "")
-    return f"inf (structural zeros: {named}; {value:.4g} on the floats)"
+    return f"{fmt(value, digits)} (near-zero: {named})"
 
 
 def console():
