@@ -280,21 +280,39 @@ def status(message: str):
     return _stderr_console().status(message)
 
 
-#: Mechanisms with more outputs than this are summarised, not printed as a table.
-MAX_SHOWN_OUTPUTS = 16
+#: Mechanisms with this many outputs or more are summarised (each input's likeliest outputs)
+#: unless ``--full``: at 80 columns a 12-column table of 4-decimal entries no longer fits.
+SUMMARY_FROM = 12
+
+#: Summaries of more inputs than this are a one-line note instead (a long table is slow).
+MAX_SUMMARY_ROWS = 200
+
+#: Outputs named per input in a summary.
+TOP_OUTPUTS = 3
 
 
-def mechanism_table(title: str, matrix, inputs=None, outputs=None):
-    """A mechanism as a table (rows: inputs, columns: outputs), or for more than
-    :data:`MAX_SHOWN_OUTPUTS` outputs a one-line note (a wide table is unreadable and slow)."""
+def mechanism_table(title: str, matrix, inputs=None, outputs=None, full: bool = False):
+    """A mechanism as a table (rows: inputs, columns: outputs); from :data:`SUMMARY_FROM`
+    outputs on, unless ``full``, a summary: each input's :data:`TOP_OUTPUTS` likeliest outputs
+    and the probability of the rest, so no cell is cut to fit the terminal."""
     matrix = np.asarray(matrix, dtype=np.float64)
     inputs = [f"x{i}" for i in range(matrix.shape[0])] if inputs is None else inputs
     outputs = [f"y{j}" for j in range(matrix.shape[1])] if outputs is None else outputs
-    if matrix.shape[1] > MAX_SHOWN_OUTPUTS:
+    if full or matrix.shape[1] < SUMMARY_FROM:
+        rows = [[str(x), *(fmt(v, 4) for v in row)]
+                for x, row in zip(inputs, matrix, strict=True)]
+        return table(title, ["", *map(str, outputs)], rows)
+    if matrix.shape[0] > MAX_SUMMARY_ROWS:
         return (f"{title}: a {matrix.shape[0]} x {matrix.shape[1]} matrix, not shown (more than "
-                f"{MAX_SHOWN_OUTPUTS} outputs); --json prints it")
-    rows = [[str(x), *(fmt(v, 4) for v in row)] for x, row in zip(inputs, matrix, strict=True)]
-    return table(title, ["", *map(str, outputs)], rows)
+                f"{MAX_SUMMARY_ROWS} inputs); --json prints it")
+    rows = []
+    for x, row in zip(inputs, matrix, strict=True):
+        top = np.argsort(-row, kind="stable")[:TOP_OUTPUTS]
+        named = [f"{outputs[j]}: {fmt(row[j], 4)}" for j in top if fmt(row[j], 4) != fmt(0, 4)]
+        rows.append([str(x), ", ".join(named), fmt(max(0.0, 1.0 - row[top].sum()), 4)])
+    return table(f"{title} (a {matrix.shape[0]} x {matrix.shape[1]} matrix: each input's "
+                 f"{TOP_OUTPUTS} likeliest outputs; --full prints it whole)",
+                 ["input", "likeliest outputs: probability", "rest"], rows)
 
 
 def table(title: str, columns: list[str], rows: list[list[str]]):

@@ -106,10 +106,11 @@ def require_mechanism_memory(symbols: int, name: str,
               help="With --utility estimation: positive weights of the shares' MSE, e.g. 1,2,1.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
+@_options.full_option()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
                    target_eps, delta, alphabet_size,
-                   gain, utility, weights, time_limit, output, as_json) -> None:
+                   gain, utility, weights, time_limit, output, full, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
@@ -132,7 +133,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                             utility, time_limit, output, as_json, radius)
+                             utility, time_limit, output, as_json, radius, full)
         return
     radius = radius or 0.0
     if column:
@@ -171,7 +172,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     where = (f"l1 radius of the prior set = {radius:g}" if prior_set is None
              else f"{prior_set.kind} set of priors")
     _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, {where}", output,
-                  utility_words(summary["utility"], matrix), labels, outputs)
+                  utility_words(summary["utility"], matrix), labels, outputs, full)
 
 
 def _summary(result, utility: str) -> dict:
@@ -216,9 +217,9 @@ def save(mechanism, output: str | None, guarantee: dict | None = None, inputs=No
 
 
 def _print_design(result, summary: dict, title: str, output: str | None, words: str,
-                  inputs=None, outputs=None) -> None:
+                  inputs=None, outputs=None, full: bool = False) -> None:
     out = _io.console()
-    out.print(_io.mechanism_table(title, result.mechanism, inputs, outputs))
+    out.print(_io.mechanism_table(title, result.mechanism, inputs, outputs, full))
     cells = [[words, _cell(summary["utility_value"])]]
     cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
@@ -227,7 +228,7 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
 
 
 def _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                         utility, time_limit, output, as_json, radius) -> None:
+                         utility, time_limit, output, as_json, radius, full) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
     from ..release import design_from_samples
     from . import _table
@@ -266,7 +267,8 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
               f"1 - {delta:.3g} the true prior {where}.")
     out.print(_io.mechanism_table("Optimal mechanism for every such prior",
-                                  mechanism.matrix, mechanism.inputs, mechanism.outputs))
+                                  mechanism.matrix, mechanism.inputs, mechanism.outputs,
+                                  full))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")

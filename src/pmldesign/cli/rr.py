@@ -27,9 +27,10 @@ MAX_JSON_K = 1000
 @click.option("--categories", default=None,
               help="The k categories, e.g. a,b,c: the inputs and outputs in -o FILE.json.")
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
+@_options.full_option()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def rr_command(k: int, eps: float, prior: str | None, radius: float, categories: str | None,
-               output: str | None, as_json: bool) -> None:
+               output: str | None, full: bool, as_json: bool) -> None:
     """K-ary randomized response with local-DP parameter EPS; with --prior, its PML.
 
     Example: pmldesign rr 4 --eps 1 --prior 0.4,0.2,0.2,0.2
@@ -70,7 +71,7 @@ def rr_command(k: int, eps: float, prior: str | None, radius: float, categories:
         return
     out = _io.console()
     out.print(_io.mechanism_table(f"{k}-ary randomized response, local-DP eps = {eps:g}", matrix,
-                                  labels, labels))
+                                  labels, labels, full))
     if cert is not None:
         render_certificate(cert, "PML for the given prior", matrix)
     if output:
