@@ -343,6 +343,10 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
 
+    Two LDP rows: the optimal LDP mechanism at LDP eps = the budget (its PML eps is smaller),
+    and the one whose certified PML eps meets the budget (its LDP eps raised by bisection),
+    the fair comparison at one PML budget.
+
     With --utility estimation: k-RR, OUE, OLH, subset selection and Hadamard response, each
     calibrated to PML eps for the prior, by the MSE and expected l1 error of the shares.
     """
@@ -441,8 +445,14 @@ def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, ca
         out.print(f"plot written to {plot}")
 
 
+#: How the table and the plot name the two LDP rows of a comparison (their names in Python and
+#: JSON are the keys).
+_SHOWN = {"optimal LDP": "optimal LDP at LDP eps = budget",
+          "optimal LDP at PML eps": "optimal LDP at PML eps = budget"}
+
+
 def _print_contenders(result, gain, title: str, pml_label: str) -> None:
-    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.epsilon),
+    rows = [[_SHOWN.get(c.name, c.name), _io.fmt(c.utility), _io.fmt(c.epsilon),
              _io.ldp_cell(c.ldp_epsilon, c.mechanism)] for c in result.contenders]
     _io.console().print(_io.table(
         f"{title}: utility = {utility_words(result.utility, gain)}",
@@ -451,7 +461,7 @@ def _print_contenders(result, gain, title: str, pml_label: str) -> None:
 
 
 def _plot(vector, eps, radius, utility, matrix, path: str, time_limit) -> None:
-    """Utility vs eps of the three mechanisms on a grid up to epsilon_max (rich progress bar)."""
+    """Utility vs eps of the mechanisms on a grid up to epsilon_max (rich progress bar)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -465,8 +475,9 @@ def _plot(vector, eps, radius, utility, matrix, path: str, time_limit) -> None:
                       time_limit=time_limit)
               for e in _io.progress(grid, "comparing")]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for k, name in enumerate(("optimal PML", "randomized response", "optimal LDP")):
-        ax.plot(grid, [c.contenders[k].utility for c in curves], marker="o", label=name)
+    for k, contender in enumerate(curves[0].contenders):
+        ax.plot(grid, [c.contenders[k].utility for c in curves], marker="o",
+                label=_SHOWN.get(contender.name, contender.name))
     ax.axvline(eps, color="grey", linestyle=":", label=f"eps = {eps:g}")
     ax.set_xlabel("PML budget eps (nats)")
     ax.set_ylabel(curves[0].utility.replace("_", " "))
