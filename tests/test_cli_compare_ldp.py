@@ -11,7 +11,7 @@ import pytest
 
 import pmldesign as pml
 from tests import cli_fuzz
-from tests.exact_oracle import excess, leakage_ratios, ldp_ratios, within, within_ldp
+from tests.exact_oracle import excess, ldp_ratios, leakage_ratios, within, within_ldp
 
 PRIOR = [0.4, 0.3, 0.2, 0.1]
 

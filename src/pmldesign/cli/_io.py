@@ -11,8 +11,9 @@ import math
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterable
-from contextlib import nullcontext
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -273,11 +274,51 @@ def progress(iterable: Iterable, description: str = "", total: int | None = None
                  console=_stderr_console(), transient=True)
 
 
-def status(message: str):
-    """A spinner on stderr while a long step runs (nothing with ``--quiet``)."""
-    if is_quiet():
-        return nullcontext()
+#: Seconds a design or comparison runs before its spinner appears on stderr: a quick one prints
+#: nothing. At 0 the spinner starts at once (tests check the wiring so, never by timing).
+PROGRESS_AFTER = 2.0
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (a spinner written to a file or pipe is noise)."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def _spinner(message: str):
+    """A rich spinner on stderr, not yet started."""
     return _stderr_console().status(message)
+
+
+@contextmanager
+def working(message: str, as_json: bool = False):
+    """A spinner on stderr once the step has run :data:`PROGRESS_AFTER` seconds; nothing with
+    ``--quiet`` or ``--json`` or when stderr is not a terminal. The timer thread only draws:
+    the computation and its result do not depend on it."""
+    if is_quiet() or as_json or not stderr_is_terminal():
+        yield
+        return
+    spinner, lock, state = _spinner(message), threading.Lock(), {"done": False, "shown": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"]:
+                spinner.start()
+                state["shown"] = True
+
+    timer = threading.Timer(PROGRESS_AFTER, show)
+    timer.daemon = True
+    if PROGRESS_AFTER > 0:
+        timer.start()
+    else:
+        show()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["shown"]:
+                spinner.stop()
 
 
 #: Mechanisms with this many outputs or more are summarised (each input's likeliest outputs)

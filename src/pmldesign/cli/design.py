@@ -155,9 +155,10 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
         if categories is not None:
             raise click.UsageError("--categories goes with --prior alone or --samples")
         target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
-    result = design(target, eps, radius=radius, utility=utility, gain=matrix,
-                    time_limit=time_limit,
-                    weights=None if weights is None else _io.parse_vector(weights, "--weights"))
+    weights = None if weights is None else _io.parse_vector(weights, "--weights")
+    with _io.working("designing...", as_json):
+        result = design(target, eps, radius=radius, utility=utility, gain=matrix,
+                        time_limit=time_limit, weights=weights)
     summary = _summary(result, _utility_name(utility, matrix))
     outputs = output_labels(labels, summary["utility"])
     save(result.mechanism, output, None if prior_set is not None else {
@@ -237,7 +238,7 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples",
                              "check the samples for a stray value, or merge rare categories")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
-    with _io.status("designing over the set of priors..."):
+    with _io.working("designing over the set of priors...", as_json):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
                                     categories=labels, baselines=True, time_limit=time_limit)
         if radius is not None and radius > found.calibration.radius:
@@ -361,8 +362,9 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
                             output)
         return
     vector, labels, matrix = _inputs(prior, gain, categories)
-    result = compare(vector, eps, radius=radius, utility=utility, gain=matrix,
-                     time_limit=time_limit)
+    with _io.working("comparing...", as_json):
+        result = compare(vector, eps, radius=radius, utility=utility, gain=matrix,
+                         time_limit=time_limit)
     _save_designed(result, vector, labels, output, radius)
     if plot:
         _plot(vector, eps, radius, utility, matrix, plot, time_limit)
@@ -405,8 +407,9 @@ def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, ca
     from ..design import compare
 
     vector, labels, matrix = _inputs(prior, gain, categories)
-    result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
-                     time_limit=time_limit)
+    with _io.working("comparing...", as_json):
+        result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
+                         time_limit=time_limit)
     _save_designed(result, vector, labels, output)
     if plot:
         import matplotlib
