@@ -148,7 +148,8 @@ def test_samples_with_radius_use_the_larger_of_it_and_eq7(tmp_path, samples_file
     beta = json.loads(_run([*base, "--json"]).stdout)["radius"]
     radius = 2 * beta if wider else beta / 2
     mech = tmp_path / "mech.json"
-    _run([*base, "--radius", radius, "-o", mech])
+    shown = _run([*base, "--radius", radius, "-o", mech]).stdout
+    assert ("smaller than the radius of eq. (7)" in " ".join(shown.split())) is not wider
     stored = pml.load_mechanism(mech)
     assert stored.guarantee.radius == (radius if wider else beta)
     assert stored.guarantee.eps <= 1.0

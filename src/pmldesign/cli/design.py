@@ -273,6 +273,10 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")
+    if radius is not None and radius < cal.radius:
+        out.print(f"--radius {radius:g} is smaller than the radius of eq. (7) of 003, "
+                  f"{cal.radius:.4f}, which is used (a smaller ball would not hold the true "
+                  f"prior with probability 1 - {delta:.3g}).")
     if found.non_identifiable:
         out.print(f"Merged categories: the shares of {', '.join(map(str, found.non_identifiable))}"
                   " cannot be estimated from the outputs (see docs/choosing-a-utility.md).")
