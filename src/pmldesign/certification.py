@@ -44,7 +44,9 @@ class Certificate(Result):
     region : int
         Privacy region of ``epsilon`` (Definition 4 of 003).
     ldp_epsilon : float
-        Local-DP epsilon of the mechanism (worst case over all priors).
+        Local-DP epsilon of the mechanism (worst case over all priors): ``inf`` when an output
+        has probability exactly 0 for some input and not for another, else finite, however
+        small the entries (:func:`pmldesign.ldp_epsilon`).
     mutual_information : float
         ``I(X; Y)`` in nats.
     radius : float or None

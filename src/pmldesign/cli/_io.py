@@ -11,8 +11,9 @@ import math
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterable
-from contextlib import nullcontext
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -25,11 +26,12 @@ from ._numbers import parse_numbers
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
 #: the major number changes when a field is removed or changes meaning, the minor when one is
 #: added.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
-#: Entries below this fraction of their column's largest entry are shown as structural zeros
-#: (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's largest).
-STRUCTURAL_ZERO = 1e-12
+#: Entries below this fraction of their column's largest entry are named as near-zero next to a
+#: local-DP eps (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's
+#: largest): they explain a huge finite eps.
+NEAR_ZERO = 1e-12
 
 _state = {"quiet": False}
 
@@ -227,29 +229,26 @@ def fmt(value: float, digits: int = 6) -> str:
     return f"{value:.{digits}f}"
 
 
-def structural_zeros(mechanism) -> list[tuple[str, str]]:
-    """The (input, output) labels of entries that are positive but below
-    :data:`STRUCTURAL_ZERO` of their column's largest entry.
-
-    Such entries are solver residues of zeros: the mechanism's local-DP epsilon is then finite
-    on the floats but astronomically large, and infinite for the structure it approximates.
-    """
+def near_zeros(mechanism) -> list[tuple[str, str]]:
+    """The (input, output) labels of entries that are positive but below :data:`NEAR_ZERO` of
+    their column's largest entry (residues of zeros: they make the local-DP eps huge)."""
     matrix = np.asarray(getattr(mechanism, "matrix", mechanism), dtype=np.float64)
     inputs = getattr(mechanism, "inputs", None) or [f"x{i}" for i in range(matrix.shape[0])]
     outputs = getattr(mechanism, "outputs", None) or [f"y{j}" for j in range(matrix.shape[1])]
     top = matrix.max(axis=0, keepdims=True)
-    rows, cols = np.nonzero((matrix > 0) & (matrix < STRUCTURAL_ZERO * top))
+    rows, cols = np.nonzero((matrix > 0) & (matrix < NEAR_ZERO * top))
     return [(str(inputs[i]), str(outputs[j])) for i, j in zip(rows, cols, strict=True)]
 
 
 def ldp_cell(value: float, mechanism, digits: int = 6) -> str:
-    """A local-DP epsilon for a table: infinite when residues of zeros make it finite, naming
-    them (``inf (structural zeros: x2->y0, x3->y0; 32.99 on the floats)``)."""
-    zeros = structural_zeros(mechanism) if math.isfinite(value) else []
+    """A local-DP eps for a table: the certified value, as ``ldp_epsilon`` gives it in Python
+    and JSON (``inf`` only for an exact zero, see docs/vocabulary.md), naming the near-zero
+    entries that make it huge (``33.019859 (near-zero: x1->y1, x2->y0)``)."""
+    zeros = near_zeros(mechanism) if math.isfinite(value) else []
     if not zeros:
         return fmt(value, digits)
     named = ", ".join(f"{x}->{y}" for x, y in zeros[:4]) + (", ..." if len(zeros) > 4 else "")
-    return f"inf (structural zeros: {named}; {value:.4g} on the floats)"
+    return f"{fmt(value, digits)} (near-zero: {named})"
 
 
 def console():
@@ -275,28 +274,86 @@ def progress(iterable: Iterable, description: str = "", total: int | None = None
                  console=_stderr_console(), transient=True)
 
 
-def status(message: str):
-    """A spinner on stderr while a long step runs (nothing with ``--quiet``)."""
-    if is_quiet():
-        return nullcontext()
+#: Seconds a design or comparison runs before its spinner appears on stderr: a quick one prints
+#: nothing. At 0 the spinner starts at once (tests check the wiring so, never by timing).
+PROGRESS_AFTER = 2.0
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (a spinner written to a file or pipe is noise)."""
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def _spinner(message: str):
+    """A rich spinner on stderr, not yet started."""
     return _stderr_console().status(message)
 
 
-#: Mechanisms with more outputs than this are summarised, not printed as a table.
-MAX_SHOWN_OUTPUTS = 16
+@contextmanager
+def working(message: str, as_json: bool = False):
+    """A spinner on stderr once the step has run :data:`PROGRESS_AFTER` seconds; nothing with
+    ``--quiet`` or ``--json`` or when stderr is not a terminal. The timer thread only draws:
+    the computation and its result do not depend on it."""
+    if is_quiet() or as_json or not stderr_is_terminal():
+        yield
+        return
+    spinner, lock, state = _spinner(message), threading.Lock(), {"done": False, "shown": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"]:
+                spinner.start()
+                state["shown"] = True
+
+    timer = threading.Timer(PROGRESS_AFTER, show)
+    timer.daemon = True
+    if PROGRESS_AFTER > 0:
+        timer.start()
+    else:
+        show()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["shown"]:
+                spinner.stop()
 
 
-def mechanism_table(title: str, matrix, inputs=None, outputs=None):
-    """A mechanism as a table (rows: inputs, columns: outputs), or for more than
-    :data:`MAX_SHOWN_OUTPUTS` outputs a one-line note (a wide table is unreadable and slow)."""
+#: Mechanisms with this many outputs or more are summarised (each input's likeliest outputs)
+#: unless ``--full``: at 80 columns a 12-column table of 4-decimal entries no longer fits.
+SUMMARY_FROM = 12
+
+#: Summaries of more inputs than this are a one-line note instead (a long table is slow).
+MAX_SUMMARY_ROWS = 200
+
+#: Outputs named per input in a summary.
+TOP_OUTPUTS = 3
+
+
+def mechanism_table(title: str, matrix, inputs=None, outputs=None, full: bool = False):
+    """A mechanism as a table (rows: inputs, columns: outputs); from :data:`SUMMARY_FROM`
+    outputs on, unless ``full``, a summary: each input's :data:`TOP_OUTPUTS` likeliest outputs
+    and the probability of the rest, so no cell is cut to fit the terminal."""
     matrix = np.asarray(matrix, dtype=np.float64)
     inputs = [f"x{i}" for i in range(matrix.shape[0])] if inputs is None else inputs
     outputs = [f"y{j}" for j in range(matrix.shape[1])] if outputs is None else outputs
-    if matrix.shape[1] > MAX_SHOWN_OUTPUTS:
+    if full or matrix.shape[1] < SUMMARY_FROM:
+        rows = [[str(x), *(fmt(v, 4) for v in row)]
+                for x, row in zip(inputs, matrix, strict=True)]
+        return table(title, ["", *map(str, outputs)], rows)
+    if matrix.shape[0] > MAX_SUMMARY_ROWS:
         return (f"{title}: a {matrix.shape[0]} x {matrix.shape[1]} matrix, not shown (more than "
-                f"{MAX_SHOWN_OUTPUTS} outputs); --json prints it")
-    rows = [[str(x), *(fmt(v, 4) for v in row)] for x, row in zip(inputs, matrix, strict=True)]
-    return table(title, ["", *map(str, outputs)], rows)
+                f"{MAX_SUMMARY_ROWS} inputs); --json prints it")
+    rows = []
+    for x, row in zip(inputs, matrix, strict=True):
+        top = np.argsort(-row, kind="stable")[:TOP_OUTPUTS]
+        named = [f"{outputs[j]}: {fmt(row[j], 4)}" for j in top if fmt(row[j], 4) != fmt(0, 4)]
+        rows.append([str(x), ", ".join(named), fmt(max(0.0, 1.0 - row[top].sum()), 4)])
+    return table(f"{title} (a {matrix.shape[0]} x {matrix.shape[1]} matrix: each input's "
+                 f"{TOP_OUTPUTS} likeliest outputs; --full prints it whole)",
+                 ["input", "likeliest outputs: probability", "rest"], rows)
 
 
 def table(title: str, columns: list[str], rows: list[list[str]]):

@@ -114,6 +114,13 @@ def time_limit_option(default: float | None, help_text: str):
                         show_default=default is not None, help=help_text)
 
 
+def full_option():
+    """``--full``: print a mechanism's whole matrix, not the summary of a wide one."""
+    return click.option("--full", is_flag=True,
+                        help=f"Print the whole matrix (from {_io.SUMMARY_FROM} outputs on, "
+                             "the table shows each input's likeliest outputs).")
+
+
 def _set_quiet(ctx, param, value) -> None:
     if value:
         _io.set_quiet(True)

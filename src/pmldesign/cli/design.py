@@ -7,6 +7,7 @@ import math
 import click
 import numpy as np
 
+from .._errors import InvalidInputError
 from . import _io, _numbers, _options
 
 _UTILITY = click.Choice(["mutual_information", "linear", "estimation"])
@@ -36,11 +37,20 @@ def _cell(value) -> str:
     return value if isinstance(value, str) else _io.fmt(value)
 
 
-def _inputs(prior: str, gain: str | None):
-    vector = _io.parse_vector(prior, "--prior")
+def _inputs(prior: str, gain: str | None, categories: str | None = None):
+    """``(prior, labels, gain matrix)`` of ``--prior``, ``--categories`` and ``--gain``."""
+    from ._prior import read_prior
+
+    vector, labels = read_prior(prior, categories)
     require_mechanism_memory(vector.size, "--prior")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
-    return vector, matrix
+    return vector, labels, matrix
+
+
+def output_labels(labels, utility: str):
+    """The outputs' labels: the inputs' under a gain matrix (output y answers input y), else
+    None (outputs 0..M-1)."""
+    return labels if utility == "linear" else None
 
 
 def require_mechanism_memory(symbols: int, name: str,
@@ -56,12 +66,15 @@ def require_mechanism_memory(symbols: int, name: str,
 
 @click.command("design")
 @click.option("--prior", default=None,
-              help="Prior, comma-separated or a file; with --radius the centre of the set of "
-                   "priors (e.g. an estimate).")
+              help="Prior, comma-separated or a file (numbers, or a CSV with a header, a label "
+                   "column and a share column); with --radius the centre of the set of priors "
+                   "(e.g. an estimate).")
 @click.option("--eps", default=None, type=_numbers.FLOAT,
               help="PML budget eps (nats), with --prior.")
-@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
-              help="l1 radius: eps-PML for every prior within this l1 distance of --prior.")
+@click.option("--radius", default=None, type=_numbers.FLOAT,
+              help="l1 radius: eps-PML for every prior within this l1 distance of --prior "
+                   "(default 0); with --samples a wider ball than eq. (7) of 003 gives (the "
+                   "larger of the two radii is used).")
 @click.option("--vertices", default=None, type=click.Path(dir_okay=False),
               help="k x N file of priors: eps-PML for every prior of their convex hull "
                    "(--prior, optional, is the reference; mutual information: exact for small N, "
@@ -77,7 +90,8 @@ def require_mechanism_memory(symbols: int, name: str,
               help="With --samples: the column of the table; repeat it for several columns "
               "(their joint categories).")
 @click.option("--categories", default=None,
-              help="With --samples: the categories and their order, e.g. a,b,c.")
+              help="The categories and their order, e.g. a,b,c: of the data with --samples, of "
+                   "the prior's entries with --prior (the mechanism's inputs in -o FILE.json).")
 @click.option("--target-eps", default=None, type=_numbers.FLOAT,
               help="With --samples: the eps of the (eps, delta)-PML target.")
 @click.option("--delta", default=None, type=_numbers.FLOAT,
@@ -92,10 +106,11 @@ def require_mechanism_memory(symbols: int, name: str,
               help="With --utility estimation: positive weights of the shares' MSE, e.g. 1,2,1.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.output_option("Write the mechanism: .json (labels and guarantee), .csv or .npy.")
+@_options.full_option()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
 def design_command(prior, eps, radius, vertices, lower, samples, column, categories,
                    target_eps, delta, alphabet_size,
-                   gain, utility, weights, time_limit, output, as_json) -> None:
+                   gain, utility, weights, time_limit, output, full, as_json) -> None:
     """Optimal eps-PML mechanism for a prior, an l1 ball of priors, or estimated from samples.
 
     Known prior: pmldesign design --prior 0.4,0.3,0.2,0.1 --eps 0.5 [--radius 0.05]
@@ -113,16 +128,18 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     if samples is not None:
         if weights is not None:
             raise click.UsageError("--weights goes with --prior, --vertices or --lower")
-        if prior is not None or eps is not None or radius or vertices or lower:
-            raise click.UsageError("--samples replaces --prior, --eps, --radius, --vertices "
-                                   "and --lower")
+        if prior is not None or eps is not None or vertices or lower:
+            raise click.UsageError("--samples replaces --prior, --eps, --vertices and --lower")
         if target_eps is None or delta is None:
             raise click.UsageError("--samples needs --target-eps and --delta")
         _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                             utility, time_limit, output, as_json)
+                             utility, time_limit, output, as_json, radius, full)
         return
-    if column or categories is not None:
-        raise click.UsageError("--column and --categories go with --samples")
+    radius = radius or 0.0
+    if column:
+        raise click.UsageError("--column goes with --samples")
+    if categories is not None and prior is None:
+        raise click.UsageError("--categories goes with --prior or --samples")
     prior_set = _io.prior_set(prior, radius, vertices, lower)
     if prior_set is not None:
         require_mechanism_memory(prior_set.size, "--vertices" if vertices else "--lower")
@@ -131,18 +148,23 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
                                "with --target-eps and --delta")
     from ..design import design
 
+    labels = None
     if prior_set is None:
-        target, matrix = _inputs(prior, gain)
+        target, labels, matrix = _inputs(prior, gain, categories)
     else:
+        if categories is not None:
+            raise click.UsageError("--categories goes with --prior alone or --samples")
         target, matrix = prior_set, _io.load_matrix(gain, "--gain") if gain else None
-    result = design(target, eps, radius=radius, utility=utility, gain=matrix,
-                    time_limit=time_limit,
-                    weights=None if weights is None else _io.parse_vector(weights, "--weights"))
+    weights = None if weights is None else _io.parse_vector(weights, "--weights")
+    with _io.working("designing...", as_json):
+        result = design(target, eps, radius=radius, utility=utility, gain=matrix,
+                        time_limit=time_limit, weights=weights)
     summary = _summary(result, _utility_name(utility, matrix))
-    _save(result.mechanism, output, None if prior_set is not None else {
+    outputs = output_labels(labels, summary["utility"])
+    save(result.mechanism, output, None if prior_set is not None else {
         "eps": result.epsilon, "delta": 0.0, "radius": radius or None,
         "prior": tuple(float(p) for p in target), "utility": summary["utility"],
-        "method": result.method})
+        "method": result.method}, labels, outputs)
     if as_json:
         where = {"radius": radius} if prior_set is None else {"prior_set": prior_set.to_dict()}
         _io.print_json({"eps": eps, **where, "mechanism": result.mechanism, **summary},
@@ -151,7 +173,7 @@ def design_command(prior, eps, radius, vertices, lower, samples, column, categor
     where = (f"l1 radius of the prior set = {radius:g}" if prior_set is None
              else f"{prior_set.kind} set of priors")
     _print_design(result, summary, f"Optimal mechanism, PML eps = {eps:g}, {where}", output,
-                  utility_words(summary["utility"], matrix))
+                  utility_words(summary["utility"], matrix), labels, outputs, full)
 
 
 def _summary(result, utility: str) -> dict:
@@ -181,20 +203,24 @@ _LABELS = {
 }
 
 
-def _save(mechanism, output: str | None, guarantee: dict | None = None) -> None:
+def save(mechanism, output: str | None, guarantee: dict | None = None, inputs=None,
+         outputs=None) -> None:
     """Write the mechanism to ``output`` (if given); a matrix gets ``guarantee`` (what it was
-    certified for, so ``certify FILE.json`` can re-check it without --prior)."""
+    certified for, so ``certify FILE.json`` can re-check it without --prior) and the labels
+    ``inputs`` and ``outputs`` (None: 0..N-1)."""
     if output:
         from ..mechanism import Mechanism
 
         if not isinstance(mechanism, Mechanism):
-            mechanism = Mechanism(mechanism, guarantee=guarantee)
+            mechanism = Mechanism(mechanism, inputs, outputs, guarantee=guarantee)
         mechanism.save(output)
 
 
-def _print_design(result, summary: dict, title: str, output: str | None, words: str) -> None:
+
+def _print_design(result, summary: dict, title: str, output: str | None, words: str,
+                  inputs=None, outputs=None, full: bool = False) -> None:
     out = _io.console()
-    out.print(_io.mechanism_table(title, result.mechanism))
+    out.print(_io.mechanism_table(title, result.mechanism, inputs, outputs, full))
     cells = [[words, _cell(summary["utility_value"])]]
     cells += [[label, _cell(summary[key])] for key, label in _LABELS.items()]
     out.print(_io.table("Result", ["quantity", "value"], cells))
@@ -203,7 +229,7 @@ def _print_design(result, summary: dict, title: str, output: str | None, words: 
 
 
 def _design_from_samples(samples, column, categories, target_eps, delta, alphabet_size, gain,
-                         utility, time_limit, output, as_json) -> None:
+                         utility, time_limit, output, as_json, radius, full) -> None:
     """Estimate, calibrate, design over the ball, certify, compare (003 Secs. III-V)."""
     from ..release import design_from_samples
     from . import _table
@@ -212,11 +238,13 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     require_mechanism_memory(_table.alphabet_bound(data, labels), "--samples",
                              "check the samples for a stray value, or merge rare categories")
     matrix = _io.load_matrix(gain, "--gain") if gain else None
-    with _io.status("designing over the set of priors..."):
+    with _io.working("designing over the set of priors...", as_json):
         found = design_from_samples(data, target_eps, delta, utility=utility, gain=matrix,
                                     categories=labels, baselines=True, time_limit=time_limit)
+        if radius is not None and radius > found.calibration.radius:
+            found = _widened(found, radius, utility, matrix, time_limit)
     cal, result, mechanism = found.calibration, found.comparison, found.mechanism
-    _save(mechanism, output)
+    save(mechanism, output)
     guarantee = {"eps": found.certificate.guarantee[0], "delta": delta}
     if as_json:
         _io.print_json({
@@ -240,10 +268,15 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
     out.print(f"Prior estimated from {cal.n_samples:,} samples: ({estimate}); with probability "
               f"1 - {delta:.3g} the true prior {where}.")
     out.print(_io.mechanism_table("Optimal mechanism for every such prior",
-                                  mechanism.matrix, mechanism.inputs, mechanism.outputs))
+                                  mechanism.matrix, mechanism.inputs, mechanism.outputs,
+                                  full))
     out.print(f"Guarantee: PML eps {guarantee['eps']:.4f} for the true prior with probability "
               f"1 - {delta:.3g} (target eps {target_eps:g}); eps it was designed for with the "
               f"estimate as the prior ({cal.method}): {cal.design_epsilon:.4f}.")
+    if radius is not None and radius < cal.radius:
+        out.print(f"--radius {radius:g} is smaller than the radius of eq. (7) of 003, "
+                  f"{cal.radius:.4f}, which is used (a smaller ball would not hold the true "
+                  f"prior with probability 1 - {delta:.3g}).")
     if found.non_identifiable:
         out.print(f"Merged categories: the shares of {', '.join(map(str, found.non_identifiable))}"
                   " cannot be estimated from the outputs (see docs/choosing-a-utility.md).")
@@ -252,9 +285,50 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
         out.print(f"mechanism written to {output}")
 
 
+def _widened(found, radius: float, utility, gain, time_limit):
+    """``design --samples --radius``: the design over the l1 ball of ``radius`` (larger than
+    eq. (7)'s, so it still holds the true prior with probability >= 1 - delta) around the
+    estimate, certified over that ball (Proposition 2 of 003)."""
+    import dataclasses
+
+    import pandas as pd
+
+    from ..certification import certify
+    from ..design import compare, design
+    from ..mechanism import Mechanism
+
+    cal = found.calibration
+    if cal.prior_set is not None:
+        raise InvalidInputError("--radius: the samples are too few for the l1 ball of eq. (7) "
+                                "(the design is over a box of lower bounds); omit --radius")
+    labels = found.mechanism.inputs
+    estimate = pd.Series(cal.prior_estimate, index=list(labels))
+    result = design(estimate, cal.target_eps, radius=radius, utility=utility, gain=gain,
+                    time_limit=time_limit)
+    comparison = compare(cal.prior_estimate, cal.target_eps, radius=radius, utility=utility,
+                         gain=gain, time_limit=time_limit)
+    cert = dataclasses.replace(certify(result.mechanism, cal.prior_estimate, radius, warn=False),
+                               delta=cal.delta, n_samples=cal.n_samples)
+    guarantee = dataclasses.replace(found.mechanism.guarantee, eps=cert.guarantee[0],
+                                    radius=radius)
+    mechanism = Mechanism(np.asarray(result.mechanism), labels, found.mechanism.outputs,
+                          guarantee)
+    return dataclasses.replace(found, mechanism=mechanism, certificate=cert, design=result,
+                               comparison=comparison,
+                               calibration=dataclasses.replace(cal, radius=radius))
+
+
 @click.command("compare")
-@click.option("--prior", required=True, help="Prior: comma-separated probabilities or a file.")
+@click.option("--prior", required=True,
+              help="Prior: comma-separated probabilities or a file (numbers, or a CSV with a "
+                   "header, a label column and a share column).")
+@click.option("--categories", default=None,
+              help="The categories of the prior's entries, e.g. a,b,c (the mechanism's inputs "
+                   "in -o FILE.json).")
 @click.option("--eps", required=True, type=_numbers.FLOAT, help="PML budget eps (nats).")
+@click.option("--radius", default=0.0, show_default=True, type=_numbers.FLOAT,
+              help="l1 radius: every mechanism is certified for every prior within this l1 "
+                   "distance of --prior.")
 @click.option("--gain", default=None, type=click.Path(dir_okay=False),
               help="N x N gain matrix G (CSV/.npy/JSON) for a linear utility.")
 @click.option("--utility", default=None,
@@ -265,11 +339,18 @@ def _design_from_samples(samples, column, categories, target_eps, delta, alphabe
               help="With --utility estimation: also the errors for this many records.")
 @_options.time_limit_option(None, _TIME_LIMIT)
 @_options.plot_option("Also draw utility vs eps for the three mechanisms (.png, .pdf, .svg...).")
+@_options.output_option("Write the optimal PML mechanism: .json (labels and guarantee), .csv or "
+                        ".npy.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of tables.")
-def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_json) -> None:
+def compare_command(prior, categories, eps, radius, gain, utility, records, time_limit, plot,
+                    output, as_json) -> None:
     """Optimal PML vs randomized response calibrated to PML vs optimal LDP, at budget eps.
 
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
+
+    Two LDP rows: the optimal LDP mechanism at LDP eps = the budget (its PML eps is smaller),
+    and the one whose certified PML eps meets the budget (its LDP eps raised by bisection),
+    the fair comparison at one PML budget.
 
     With --utility estimation: k-RR, OUE, OLH, subset selection and Hadamard response, each
     calibrated to PML eps for the prior, by the MSE and expected l1 error of the shares.
@@ -279,12 +360,18 @@ def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_jso
     if utility == "estimation" or records is not None:
         if utility != "estimation":
             raise click.UsageError("--n goes with --utility estimation")
-        _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json)
+        if radius:
+            raise click.UsageError("--radius does not go with --utility estimation")
+        _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, categories,
+                            output)
         return
-    vector, matrix = _inputs(prior, gain)
-    result = compare(vector, eps, utility=utility, gain=matrix, time_limit=time_limit)
+    vector, labels, matrix = _inputs(prior, gain, categories)
+    with _io.working("comparing...", as_json):
+        result = compare(vector, eps, radius=radius, utility=utility, gain=matrix,
+                         time_limit=time_limit)
+    _save_designed(result, vector, labels, output, radius)
     if plot:
-        _plot(vector, eps, utility, matrix, plot, time_limit)
+        _plot(vector, eps, radius, utility, matrix, plot, time_limit)
     if as_json:
         _io.print_json({
             "eps": eps,
@@ -299,16 +386,35 @@ def compare_command(prior, eps, gain, utility, records, time_limit, plot, as_jso
     _print_contenders(result, matrix, f"Mechanisms at PML budget eps = {eps:g}", "PML eps")
     if plot:
         _io.console().print(f"plot written to {plot}")
+    if output:
+        _io.console().print(f"optimal PML mechanism written to {output}")
 
 
-def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json) -> None:
+def _save_designed(result, prior, labels, output: str | None, radius: float = 0.0) -> None:
+    """``compare -o``: write the comparison's designed mechanism (the "optimal PML" row)."""
+    if not output:
+        return
+    designed = next((c for c in result.contenders if c.name == "optimal PML"), None)
+    if designed is None:
+        raise InvalidInputError(f"--output: no designed mechanism to write ({result.note})")
+    save(designed.mechanism, output, {
+        "eps": designed.epsilon, "delta": 0.0, "radius": radius or None,
+        "prior": tuple(float(p) for p in prior),
+        "utility": result.utility, "method": designed.name},
+        labels, output_labels(labels, result.utility))
+
+
+def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, categories,
+                        output) -> None:
     """The frequency oracles (and the estimation design) by the error of the shares; the plot
     is a bar chart of their MSE for one record."""
     from ..design import compare
 
-    vector, matrix = _inputs(prior, gain)
-    result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
-                     time_limit=time_limit)
+    vector, labels, matrix = _inputs(prior, gain, categories)
+    with _io.working("comparing...", as_json):
+        result = compare(vector, eps, utility="estimation", gain=matrix, n=records,
+                         time_limit=time_limit)
+    _save_designed(result, vector, labels, output)
     if plot:
         import matplotlib
 
@@ -346,8 +452,14 @@ def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json) ->
         out.print(f"plot written to {plot}")
 
 
+#: How the table and the plot name the two LDP rows of a comparison (their names in Python and
+#: JSON are the keys).
+_SHOWN = {"optimal LDP": "optimal LDP at LDP eps = budget",
+          "optimal LDP at PML eps": "optimal LDP at PML eps = budget"}
+
+
 def _print_contenders(result, gain, title: str, pml_label: str) -> None:
-    rows = [[c.name, _io.fmt(c.utility), _io.fmt(c.epsilon),
+    rows = [[_SHOWN.get(c.name, c.name), _io.fmt(c.utility), _io.fmt(c.epsilon),
              _io.ldp_cell(c.ldp_epsilon, c.mechanism)] for c in result.contenders]
     _io.console().print(_io.table(
         f"{title}: utility = {utility_words(result.utility, gain)}",
@@ -355,8 +467,8 @@ def _print_contenders(result, gain, title: str, pml_label: str) -> None:
     ))
 
 
-def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
-    """Utility vs eps of the three mechanisms on a grid up to epsilon_max (rich progress bar)."""
+def _plot(vector, eps, radius, utility, matrix, path: str, time_limit) -> None:
+    """Utility vs eps of the mechanisms on a grid up to epsilon_max (rich progress bar)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -366,11 +478,13 @@ def _plot(vector, eps, utility, matrix, path: str, time_limit) -> None:
 
     top = max(eps, -math.log(float(vector.min())))
     grid = np.linspace(top / 12, top, 12)
-    curves = [compare(vector, e, utility=utility, gain=matrix, time_limit=time_limit)
+    curves = [compare(vector, e, radius=radius, utility=utility, gain=matrix,
+                      time_limit=time_limit)
               for e in _io.progress(grid, "comparing")]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for k, name in enumerate(("optimal PML", "randomized response", "optimal LDP")):
-        ax.plot(grid, [c.contenders[k].utility for c in curves], marker="o", label=name)
+    for k, contender in enumerate(curves[0].contenders):
+        ax.plot(grid, [c.contenders[k].utility for c in curves], marker="o",
+                label=_SHOWN.get(contender.name, contender.name))
     ax.axvline(eps, color="grey", linestyle=":", label=f"eps = {eps:g}")
     ax.set_xlabel("PML budget eps (nats)")
     ax.set_ylabel(curves[0].utility.replace("_", " "))

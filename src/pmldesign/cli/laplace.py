@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import click
 import numpy as np
 
@@ -99,7 +97,7 @@ def laplace_command(spec: str, alpha: float, scale: float | None, eps: float | N
         raise click.UsageError("give exactly one of --b and --eps")
     workload = parse_workload(spec, seed)
     data = {"workload": spec, "m": workload.shape[0], "k": workload.shape[1], "alpha": alpha}
-    with _io.status("computing the bounds...") if not as_json else nullcontext():
+    with _io.working("computing the bounds...", as_json):
         if scale is not None:
             data.update(_bounds_at(workload, scale, alpha))
         else:

@@ -253,8 +253,11 @@ def tail_probability(mechanism: np.ndarray, prior: np.ndarray, eps: float) -> fl
 def ldp_epsilon(mechanism: np.ndarray) -> float:
     """Local differential privacy epsilon: ``max_y log( max_x P(y|x) / min_x P(y|x) )``.
 
-    Outputs that no input produces are ignored; an output produced by some inputs and not by
-    others gives ``inf``. This is the worst-case PML over all priors (003 Sec. I and Remark 1).
+    Outputs that no input produces are ignored; an output produced by some inputs and with
+    probability exactly 0 by another gives ``inf``. An entry that is tiny but positive (a
+    solver residue the finalisation kept) gives a finite, possibly huge, value: the eps of the
+    floats handed out, the one convention of Python, ``--json`` and the CLI tables
+    (docs/vocabulary.md). This is the worst-case PML over all priors (003 Sec. I and Remark 1).
     Rounded up: an upper bound of the exact value for the given floats.
 
     Examples
