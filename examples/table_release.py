@@ -8,7 +8,8 @@ same joint prior. Three ways of releasing the three values, each certified <= ``
 
 a. one joint design: ``pml.design(..., utility="estimation")`` (A-optimal, least asymptotic
    MSE of the joint shares) on the 152 combinations, under a time limit (the result is still
-   certified; its status and gap are printed);
+   certified; its status and gap are printed; a design cut by its time limit depends on the
+   machine's speed and load, the other two ways are reproducible bit for bit);
 b. one estimation design per column, all at one common per-column eps, the largest found by
    bisection whose composition is certified at most ``eps_total``. ``pml.compose`` and
    ``pml.Accountant`` refuse a joint prior with zeros (8 combinations never occur), so the
