@@ -31,8 +31,9 @@ $(VENV)/.installed-test: $(VENV)/.installed-demo
 demo: $(VENV)/.installed-demo
 	$(BIN)/pmldesign demo
 
+# test: the suite on every core (pytest-xdist, one process a core; tests share no state)
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # docs: the Sphinx site into build/docs/html, warnings are errors (as in tests/test_docs.py)
 docs: $(VENV)/.installed-test
@@ -44,7 +45,7 @@ test-latest:
 	test -x $(LATEST)/bin/python || $(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
 	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[dev,docs]"
-	$(LATEST)/bin/python -m pytest
+	$(LATEST)/bin/python -m pytest -n auto
 
 constraints: test-latest
 	{ echo "# Versions the whole suite passed with (make constraints, $$(date -u +%F))."; \
@@ -55,7 +56,7 @@ MINIMUM := .venv-minimum
 test-minimum:
 	test -x $(MINIMUM)/bin/python || $(PYTHON) -m venv $(MINIMUM)
 	$(MINIMUM)/bin/python -m pip install --quiet -c constraints-minimum.txt -e ".[dev,docs]"
-	$(MINIMUM)/bin/python -m pytest
+	$(MINIMUM)/bin/python -m pytest -n auto
 
 # bench: every benchmark (benchmarks/bench_*.py), then BENCHMARKS.md written from the run;
 # a subset or a smoke run: .venv/bin/python -m benchmarks [--quick] [NAME ...]
