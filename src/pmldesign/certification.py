@@ -367,16 +367,10 @@ def _certify_composed(composed: ComposedMechanism, prior, radius, rational: bool
     if prior_set is not None:
         robust = _over_set(epsilon, _capacity(worst), vector, prior_set=prior_set,
                            beta=prior_set.radius if prior_set.kind == "ball" else None)
-    return Certificate(
-        epsilon=epsilon,
-        per_outcome=per_outcome,
-        output_probabilities=p_y,
-        epsilon_max=regions.epsilon_max(vector),
-        region=regions.privacy_region(vector, epsilon),
-        ldp_epsilon=float(sum(measures._ldp_epsilon(m) for m in composed.mechanisms)),
-        mutual_information=composition.mutual_information(composed, vector, p_y),
-        **robust,
-    )
+    return _assembled(per_outcome, p_y, vector, robust,
+                      ldp_epsilon=float(sum(measures._ldp_epsilon(m)
+                                            for m in composed.mechanisms)),
+                      mutual_information=composition.mutual_information(composed, vector, p_y))
 
 
 def _certify_samples(mechanism, samples, delta, alphabet_size, dropna=False,
@@ -466,14 +460,15 @@ def _certificate(matrix: np.ndarray, vector: np.ndarray, radius: float | None, r
     elif prior_set is not None:  # its capacity stays the float certificate when rational
         capacity = prior_set.capacity(matrix) if rational else _capacity(worst)
         robust = _over_set(epsilon, capacity, vector, prior_set=prior_set)
-    return Certificate(
-        epsilon=epsilon,
-        per_outcome=per_outcome,
-        output_probabilities=p_y,
-        epsilon_max=regions.epsilon_max(vector),
-        region=regions.privacy_region(vector, epsilon),
-        ldp_epsilon=ldp,
-        mutual_information=information,
-        exact=rational,
-        **robust,
-    )
+    return _assembled(per_outcome, p_y, vector, robust, ldp_epsilon=ldp,
+                      mutual_information=information, exact=rational)
+
+
+def _assembled(per_outcome: np.ndarray, p_y: np.ndarray, vector: np.ndarray, robust: dict,
+               **figures) -> Certificate:
+    """The certificate from the per-outcome leakage at ``vector``, its output distribution,
+    the fields over a set (:func:`_over_set`) and the remaining figures."""
+    epsilon = max(0.0, float(np.nanmax(per_outcome)))
+    return Certificate(epsilon=epsilon, per_outcome=per_outcome, output_probabilities=p_y,
+                       epsilon_max=regions.epsilon_max(vector),
+                       region=regions.privacy_region(vector, epsilon), **figures, **robust)
