@@ -23,7 +23,7 @@ $(VENV)/.installed-demo: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	touch $@
 
 # test: the package with the test tools (and the optional engines the suite exercises) and the
-# docs tools (the suite builds the docs: tests/test_docs.py)
+# docs tools (the suite builds the docs: tests/docs/test_docs.py)
 $(VENV)/.installed-test: $(VENV)/.installed-demo
 	$(PIP) install --quiet -e ".[dev,docs]"
 	touch $@
@@ -35,7 +35,7 @@ demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n auto
 
-# docs: the Sphinx site into build/docs/html, warnings are errors (as in tests/test_docs.py)
+# docs: the Sphinx site into build/docs/html, warnings are errors (as in tests/docs/test_docs.py)
 docs: $(VENV)/.installed-test
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs/html
 	@echo "docs: build/docs/html/index.html"

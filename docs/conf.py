@@ -1,4 +1,4 @@
-"""Sphinx configuration: ``make docs`` (warnings are errors) or tests/test_docs.py."""
+"""Sphinx configuration: ``make docs`` (warnings are errors) or tests/docs/test_docs.py."""
 
 import sys
 from pathlib import Path

@@ -1,7 +1,7 @@
 """Re-runnable sweep: citations that point to files the repository does not ship -> docs/ pages.
 
 Run from the repository root after merging a branch written before the sweep:
-``python tools/cite_sweep.py``; tests/test_docs.py fails on any citation left over.
+``python tools/cite_sweep.py``; tests/docs/test_docs.py fails on any citation left over.
 """
 import re
 import sys

@@ -3,7 +3,7 @@
 The library reads mechanism files without a JSON Schema validator (``jsonschema`` is a
 development dependency only), so the schema's rules are written out here, one function per
 field, each raising :class:`~pmldesign.InvalidInputError` that names the field and what it
-holds. ``tests/test_mechanism_document.py`` checks that this checker and the schema agree on a
+holds. ``tests/core/test_mechanism_document.py`` checks that this checker and the schema agree on a
 corpus of valid and invalid documents. What the schema cannot say (rows summing to 1, one label
 per row and column, a prior per input) is checked by :class:`~pmldesign.Mechanism` itself.
 """

@@ -272,7 +272,7 @@ def test_a_huge_alphabet_is_refused_before_the_solver_under_an_address_space_cap
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root / "src")}
     args = [a.format(prior=prior, samples=samples) for a in argv]
     run = subprocess.run([sys.executable, "-c", _UNDER_A_CAP, *args], capture_output=True,

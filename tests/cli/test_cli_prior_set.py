@@ -14,7 +14,7 @@ import pytest
 import pmldesign as pml
 from pmldesign import PriorSet
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VERTICES = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
 
 

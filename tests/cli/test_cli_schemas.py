@@ -24,7 +24,7 @@ import pytest
 from tests.cli_fuzz import commands as _commands
 from tests.json_schemas import registry, schema_name, schemas, validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _flag(command: str, *names: str) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 
 from pmldesign.cli.main import cli
 
-VOCABULARY = Path(__file__).parents[1] / "docs" / "vocabulary.md"
+VOCABULARY = Path(__file__).parents[2] / "docs" / "vocabulary.md"
 #: click's own options, not part of the vocabulary.
 BUILT_IN = {"--help", "-h", "--version"}
 

@@ -13,7 +13,7 @@ import pytest
 
 import pmldesign as pml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*args):

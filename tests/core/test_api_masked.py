@@ -2,7 +2,7 @@
 
 numpy's conversions (``np.asarray``) drop a ``numpy.ma.MaskedArray``'s mask, so a function
 that converts its argument would use the hidden entries as data. For every public callable
-(the same list as ``tests/test_api_fuzz.py``) a call with plausible arguments that succeeds is
+(the same list as ``tests/core/test_api_fuzz.py``) a call with plausible arguments that succeeds is
 searched for (seeded); then each array argument of it is replaced by a masked array of the same
 values with one entry masked, and the call must raise :class:`~pmldesign.InvalidInputError`
 naming the masked array.
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import pmldesign as pml
-from tests.test_api_fuzz import CALLABLES
+from tests.core.test_api_fuzz import CALLABLES
 
 #: Plausible values, small so that every successful call is fast.
 VALUES = [

@@ -25,7 +25,7 @@ CALLS = {
 
 
 def test_the_table_lists_every_public_function_with_an_rng():
-    from tests.test_api_fuzz import CALLABLES
+    from tests.core.test_api_fuzz import CALLABLES
 
     taking = {name.rsplit(".", 1)[1] for name, function in CALLABLES
               if callable(function) and "rng" in _parameters(function)}

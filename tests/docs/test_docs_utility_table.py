@@ -18,7 +18,7 @@ import pytest
 import pmldesign as pml
 from pmldesign.data import adult_levels, load_adult
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "choosing-a-utility.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "choosing-a-utility.md"
 ORDER = ["Dropout", "HS-grad", "Some-college", "Assoc", "Bachelors", "Postgrad"]
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: table_release's full run takes minutes (a 60 s joint design per eps, EM on 10,000 outputs):
-#: tests/test_table_release_example.py runs it with --quick instead.
+#: tests/docs/test_table_release_example.py runs it with --quick instead.
 USE_CASES = sorted(p for p in EXAMPLES.glob("*.py") if "_" in p.stem and p.stem != "table_release")
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "examples" / "survey_release.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "survey_release.py"
 
 
 def test_survey_release_quick(tmp_path):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from exact_oracle import compare_log, rational_prior, within
 
-SCRIPT = Path(__file__).resolve().parent.parent / "examples" / "table_release.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "table_release.py"
 COLUMNS = ["sex", "race", "education"]
 SHAPE = (2, 5, 16)
 

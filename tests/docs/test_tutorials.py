@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-TUTORIALS = sorted((Path(__file__).resolve().parent.parent / "docs" / "tutorials").glob("*.py"))
+TUTORIALS = sorted((Path(__file__).resolve().parents[2] / "docs" / "tutorials").glob("*.py"))
 
 
 def test_there_are_two_tutorials():

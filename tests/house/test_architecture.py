@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pmldesign"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "pmldesign"
 
 #: Layer of every top-level unit of the package (a sub-package or a module). A unit may import
 #: itself and units of strictly lower layers only.

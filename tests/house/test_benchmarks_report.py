@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks._report import MAX_LINES, NOTE_CHARS, header, render
 from benchmarks._timing import Result, Section
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _table_rows(lines: list[str]) -> list[list[str]]:

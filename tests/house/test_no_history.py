@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("src/pmldesign", "tests", "benchmarks", "examples")
 SUFFIXES = {".py", ".md", ".json", ".toml", ".txt", ".cfg", ".sh", ".rst"}
 

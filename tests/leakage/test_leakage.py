@@ -137,7 +137,8 @@ def test_tail_probability_matches_brute_force(case, eps):
     mech, prior, _ = case
     values = brute_leakage(mech, prior)
     # A float brute force cannot decide outputs leaking eps up to rounding (a constant column
-    # leaks exactly 0, a float P_Y may show 1e-16); tests/test_exact_contract.py covers those.
+    # leaks exactly 0, a float P_Y may show 1e-16); tests/uncertainty/test_exact_contract.py covers
+    # those.
     assume(all(math.isnan(v) or abs(v - eps) > 1e-12 for v in values))
     p_y = prior @ mech
     expected = sum(p for p, v in zip(p_y, values, strict=True) if not math.isnan(v) and v > eps)

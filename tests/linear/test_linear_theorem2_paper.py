@@ -3,8 +3,8 @@ brute force of eq. (5) (tests/linear_reference.py) at the sizes of 000's figures
 its row limit, and the Laplace densities at the maximising orthant.
 
 The function is tested for what it computes (eq. (5)), which is not the leakage
-(docs/erratum-theorem2.md; the warning is tested in tests/test_linear_sound.py); every test here
-silences the UnsoundBoundWarning on purpose.
+(docs/erratum-theorem2.md; the warning is tested in tests/linear/test_linear_sound.py); every
+test here silences the UnsoundBoundWarning on purpose.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from scipy.stats import laplace
 
 from pmldesign import linear
+from tests.linear.test_linear import FAMILIES
 from tests.linear_reference import brute_theorem2
-from tests.test_linear import FAMILIES
 
 pytestmark = pytest.mark.filterwarnings("ignore::pmldesign.UnsoundBoundWarning")
 

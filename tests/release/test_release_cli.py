@@ -14,7 +14,7 @@ import pytest
 
 import pmldesign as pml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATS = ["red", "green", "blue", "black", "white", "other"]
 SHARES = [0.3, 0.25, 0.2, 0.1, 0.1, 0.05]
 

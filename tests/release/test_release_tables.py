@@ -16,7 +16,7 @@ from json_schemas import validate
 
 import pmldesign as pml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEX = ["F", "M"]
 COLOUR = ["red", "green", "blue"]
 JOINT = np.array([[0.30, 0.12, 0.08], [0.25, 0.15, 0.10]])  # rows: sex, columns: colour

@@ -26,7 +26,7 @@ The folders show the architecture:
   finalisation of every mechanism returned), the closed forms it finalises
   (:mod:`.closed_form`: optimal mechanisms and calibrated randomized response), :mod:`.api`
   (``design``, ``design_ldp``), :mod:`.compare`. Nothing imports a layer above its own
-  (``tests/test_architecture.py``).
+  (``tests/house/test_architecture.py``).
 
 Vocabulary: ``e_eps`` is ``e^eps``; a *lift vector* is a column divided by its output
 probability (:mod:`.search.mutual_information`); a *floor* is a linear lower bound on

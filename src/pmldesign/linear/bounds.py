@@ -273,7 +273,7 @@ def composition_bound(k: int, b: float, alpha: float) -> float:
     002 claims it for every number of bins k; it is false at k = 2 (b = 1, alpha = 0.01: 0.9901,
     while the 2-bin histogram leaks 1.9381 nats, docs/erratum-theorem2.md), so k = 2 is refused:
     :func:`histogram_bound` is exact there. For k >= 3 it held on every point of a grid over b
-    in [0.01, 1000] and alpha in (0, 1/k] (tests/test_linear_sound.py), but is not proved.
+    in [0.01, 1000] and alpha in (0, 1/k] (tests/linear/test_linear_sound.py), but is not proved.
 
     Examples
     --------

@@ -205,8 +205,8 @@ def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto
     Notes
     -----
     Coverage of the 95% intervals measured by simulation (400 runs each, shares
-    (0.3, 0.25, 0.2, 0.1, 0.1, 0.05); ``tests/test_release_estimate.py`` re-measures the first
-    case on every run): 6-ary randomized response, eps 1, n = 5,000: 93.5-96.5% per share
+    (0.3, 0.25, 0.2, 0.1, 0.1, 0.05); ``tests/release/test_release_estimate.py`` re-measures the
+    first case on every run): 6-ary randomized response, eps 1, n = 5,000: 93.5-96.5% per share
     (EM the same); eps 3, n = 1,000: 92.8-95.5%; the optimal mutual-information design at
     eps 1: 93.0-97.3%; the optimal P(Y = X) design at eps 2, which merges the three smallest
     categories: identifiable shares 95.8-97.0%, merged ones 100% (their intervals, 0.09-0.21
@@ -292,7 +292,7 @@ EM_TOLERANCE = 1e-10
 #: Cap on the accelerated cycles (3 EM steps each, O(N M) a step): trades time against a
 #: warned, unsettled estimate. Interior optima take 20-70 cycles (6 x 8 Hadamard response,
 #: n = 5000); an optimum on the simplex's boundary converges sublinearly and may reach it.
-#: Re-tune with the coverage simulations of tests/test_release_estimate.py.
+#: Re-tune with the coverage simulations of tests/release/test_release_estimate.py.
 EM_MAX_CYCLES = 10_000
 
 

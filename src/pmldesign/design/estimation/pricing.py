@@ -31,7 +31,8 @@ from .fisher import _UNIT, gamma
 #: Relative accuracy (max-norm) assumed of the enumerated vertices against the exact vertices of
 #: L: null vectors of small scaled systems (accurate to a few units of roundoff), entries
 #: within 1e-12 of 0 set to 0. The ceilings of :func:`phi_ceilings` cover it; the tests check
-#: it against exact rational vertices for a fixed prior (tests/test_design_estimation_bound.py).
+#: it against exact rational vertices for a fixed prior
+#: (tests/design/test_design_estimation_bound.py).
 VERTEX_ERROR = 1e-12
 #: Columns entering per round at most (by largest ``phi``).
 KEEP = 32

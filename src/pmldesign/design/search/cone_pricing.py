@@ -157,7 +157,8 @@ def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone
     max_y |W[x, y]|) / nu_x)``: near eps_max on a flat prior the second is smaller by about
     e^eps (N = 1000, uniform prior, random gain at eps 6.8, the first alone was
     1.2e-9 of the value, over the exactness gap, and the design could not be proved exact).
-    Checked against an exact rational oracle of the section (tests/test_design_bound_rounding.py).
+    Checked against an exact rational oracle of the section
+    (tests/design/test_design_bound_rounding.py).
     """
     n = weights.shape[0]
     magnitude = np.abs(multipliers).sum() + _largest_column_magnitude(weights)
