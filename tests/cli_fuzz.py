@@ -346,7 +346,7 @@ def commands() -> dict[str, click.Command]:
 
 def kind(param: click.Parameter) -> str:
     """What a parameter takes, from its click type (and, for free text, its name)."""
-    from pmldesign.cli._options import OutputDirectory, OutputFile
+    from pmldesign.cli import OutputDirectory, OutputFile
 
     kind_of = param.type
     if getattr(param, "is_flag", False):

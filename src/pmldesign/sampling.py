@@ -15,7 +15,7 @@ from ._validation import as_mechanism, as_rng, reject_masked
 
 #: Records privatised per vectorised block: small enough for the temporaries to stay in cache
 #: (about 20 bytes each), large enough that numpy's per-call overhead is negligible.
-_BLOCK = 1 << 16
+BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _uniform_source(rng):
 def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray) -> np.ndarray:
     """Write one alias draw per checked symbol ``0..N-1`` (any integer dtype) into ``out``.
 
-    Works in blocks of :data:`_BLOCK` records with buffers reused across blocks, so the
+    Works in blocks of :data:`BLOCK` records with buffers reused across blocks, so the
     temporary memory is a constant (about 30 bytes per record of a block) whatever the input
     size; ``out`` may have any integer dtype that holds ``0..M-1``. The draws depend only on
     the generator's stream (one uniform per record, in order), not on the block size.
@@ -136,11 +136,11 @@ def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray
     """
     outcome = table.outcome.astype(out.dtype, copy=False)
     stride = np.arange(table.n_inputs, dtype=np.float64) * (table.n_outputs + 1)
-    size = min(_BLOCK, symbols.shape[0])
+    size = min(BLOCK, symbols.shape[0])
     value, row, cut = np.empty(size), np.empty(size), np.empty(size)
     slot, use_alias = np.empty(size, dtype=np.intp), np.empty(size, dtype=bool)
-    for start in range(0, symbols.shape[0], _BLOCK):
-        block = symbols[start : start + _BLOCK]
+    for start in range(0, symbols.shape[0], BLOCK):
+        block = symbols[start : start + BLOCK]
         k = block.shape[0]
         v, s, c, a = value[:k], slot[:k], cut[:k], use_alias[:k]
         generator.random(out=v)

@@ -11,6 +11,8 @@ from scipy.special import erfcinv
 
 from pmldesign import InvalidInputError
 from pmldesign.additive import (
+    VALUE_TOLERANCE,
+    HalflineModel,
     gaussian_guarantee,
     gaussian_guarantee_paper,
     gaussian_pml,
@@ -18,7 +20,6 @@ from pmldesign.additive import (
     pldp_delta,
     pldp_sigma,
 )
-from pmldesign.additive._halflines import VALUE_TOLERANCE, _Model
 from pmldesign.uncertainty import l1_radius
 from tests.additive_reference import leakage_direct, sup_direct, violation_direct, violation_quad
 
@@ -84,7 +85,7 @@ def test_supremum_certificate_and_grid(eps, sigma, centre, share):
     grid = np.linspace(lo, hi, 41)
     assert ours >= max(violation_direct(eps, sigma, p) for p in grid) - 1e-12
     if eps < -math.log(min(lo, 1 - hi)):
-        upper, lower = _Model(eps, sigma).supremum(lo, hi)
+        upper, lower = HalflineModel(eps, sigma).supremum(lo, hi)
         assert 0 <= upper - lower <= VALUE_TOLERANCE + 1e-15
         assert ours == pytest.approx(upper, abs=1e-15)
 
@@ -102,7 +103,7 @@ def test_sharp_peak_near_activation_is_found():
 
 
 def test_derivative_and_facts_behind_the_enclosure():
-    model = _Model(0.4, 1.3)
+    model = HalflineModel(0.4, 1.3)
     p = np.linspace(model.c + 1e-3, 0.999, 200)
     h = 1e-6
     fd = (model.right_mass(p + h) - model.right_mass(p - h)) / (2 * h)

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import pmldesign as pml
-from pmldesign.cli import _numbers
+from pmldesign import cli
 from tests import cli_fuzz
 
 LABELS = ["a", "b", "c"]
@@ -229,8 +229,8 @@ def test_every_numeric_option_uses_the_strict_reader():
     for path, command in cli_fuzz.commands().items():
         for param in command.params:
             if isinstance(param.type, click.types.FloatParamType | click.types.IntParamType):
-                assert isinstance(param.type, _numbers.Float | _numbers.Int
-                                  | _numbers.IntRange), (path, param.name, param.type)
+                assert isinstance(param.type, cli.Float | cli.Int | cli.IntRange), (
+                    path, param.name, param.type)
 
 
 # --- memory is checked before any solver runs -------------------------------------------------

@@ -118,7 +118,7 @@ def test_dependency_deprecations_stay_out_of_stderr(capsys):
 
     import click
 
-    from pmldesign.cli import _guard
+    from pmldesign.cli import run
 
     @click.command()
     def noisy() -> None:
@@ -126,5 +126,5 @@ def test_dependency_deprecations_stay_out_of_stderr(capsys):
         warnings.warn("soon old", PendingDeprecationWarning, stacklevel=1)
         warnings.warn("the estimate is coarse", UserWarning, stacklevel=1)
 
-    assert _guard.run(noisy, []) == 0
+    assert run(noisy, []) == 0
     assert capsys.readouterr().err == "warning: the estimate is coarse\n"

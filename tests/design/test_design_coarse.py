@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from prior_set_reference import exact_vertex_points, exactly_feasible
 
 import pmldesign as pml
-from pmldesign._errors import SolverError
+from pmldesign import SolverError
 from pmldesign.design.formulation.compact_lp import LinearSolution
 from pmldesign.design.search.cone_pricing import make_cone
 

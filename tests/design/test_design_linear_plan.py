@@ -21,7 +21,7 @@ from prior_set_reference import (
 )
 
 import pmldesign as pml
-from pmldesign._errors import SolverError
+from pmldesign import SolverError
 from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import make_cone
 from pmldesign.design.search.plan import Strategy, choose

@@ -97,7 +97,7 @@ def test_the_ldp_parameter_is_raised_to_the_target():
 
 def test_structured_subset_selection_is_exact(monkeypatch):
     monkeypatch.setattr(protocols, "MAX_COLUMNS", 1)
-    oracle = protocols._subset_selection(SETS["box"], 0.8)
+    (oracle,) = [o for o in frequency_oracles(SETS["box"], 0.8) if o.name == "subset selection"]
     assert oracle.mechanism is None and oracle.estimator == "unbiased"
     d, big = oracle.parameters["d"], Fraction(oracle.parameters["ratio"])
     columns = [[big if x in s else Fraction(1) for x in range(4)]

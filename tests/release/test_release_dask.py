@@ -9,7 +9,6 @@ import pytest
 
 import pmldesign as pml
 from pmldesign.release import partition_seeds
-from pmldesign.release._local import privatize_local
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
@@ -27,13 +26,14 @@ def _series(n=4000):
 
 
 def test_dask_equals_pandas_partition_by_partition():
-    """Partition i of the dask result == privatize_local(partition i, child seed i)."""
+    """Partition i of the dask result == the pandas path on partition i with child seed i
+    (a Generator is used as it is)."""
     series, mech = _series(), _mech()
     lazy = dd.from_pandas(series, npartitions=5)
     out = pml.privatize(lazy, mech, rng=42).compute()
     seeds = partition_seeds(42, 5)
-    parts = [privatize_local(lazy.get_partition(i).compute(), mech,
-                             np.random.default_rng(seeds[i])) for i in range(5)]
+    parts = [pml.privatize(lazy.get_partition(i).compute(), mech,
+                           rng=np.random.default_rng(seeds[i])) for i in range(5)]
     pd.testing.assert_series_equal(out, pd.concat(parts), check_dtype=False)  # arrow strings
     assert out.index.equals(series.index)
     assert pml.privatize(lazy, mech, rng=42).compute().equals(out)  # same seed, same output

@@ -66,7 +66,7 @@ def test_same_seed_same_output_and_block_size_does_not_matter(monkeypatch):
     values = np.random.default_rng(0).choice(LABELS, size=10_000)
     first = pml.privatize(values, mech, rng=11)
     assert np.array_equal(first, pml.privatize(values, mech, rng=11))
-    monkeypatch.setattr(sampling, "_BLOCK", 999)
+    monkeypatch.setattr(sampling, "BLOCK", 999)
     assert np.array_equal(first, pml.privatize(values, mech, rng=11))
 
 

@@ -1,5 +1,12 @@
-"""Layer 4: additive noise on binary data with estimated priors (003 Sec. VI)."""
+"""Layer 4: additive noise on binary data with estimated priors (003 Sec. VI).
 
+:class:`HalflineModel` and its ``VALUE_TOLERANCE`` (the supremum of the binary Gaussian
+mechanism's violation over an interval of priors) are exported for the package's own checks,
+not as public API (not in ``__all__``).
+"""
+
+from ._halflines import VALUE_TOLERANCE as VALUE_TOLERANCE
+from ._halflines import HalflineModel as HalflineModel
 from .gaussian import (
     GaussianGuarantee,
     gaussian_guarantee,

@@ -41,7 +41,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _MAX_ROUNDS = 200
 
 
-class _Model:
+class HalflineModel:
     """The constants of one (eps, sigma) pair, eps > 0."""
 
     def __init__(self, eps: float, sigma: float) -> None:

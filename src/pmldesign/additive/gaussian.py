@@ -25,7 +25,7 @@ from .._validation import (
 from ..uncertainty import l1_radius
 from ..uncertainty._enclosure import float_up
 from ..uncertainty.bounds import epsilon_after_estimation
-from ._halflines import VALUE_TOLERANCE, _Model
+from ._halflines import VALUE_TOLERANCE, HalflineModel
 
 
 def gaussian_pml(y, sigma, prior) -> np.ndarray:
@@ -113,7 +113,7 @@ def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
     c = -math.expm1(-eps)
     if not math.isfinite(2.0 * s / c):
         return _near_zero_eps(eps, s, c, min(lo, 1.0 - hi))
-    upper, _ = _Model(eps, s).supremum(lo, hi)
+    upper, _ = HalflineModel(eps, s).supremum(lo, hi)
     return min(upper, 1.0)
 
 
