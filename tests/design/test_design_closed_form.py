@@ -113,9 +113,20 @@ def _grid_best_binary(p1, eps, radius, steps=801):
         for col_hi, col_lo in ((a, b), (1 - a, 1 - b)):
             p_y = q[0] * col_hi + q[1] * col_lo
             ok &= np.maximum(col_hi, col_lo) <= math.exp(eps) * p_y + 1e-15
-    for x, y in zip(a[ok], b[ok], strict=True):
-        best = max(best, pml.mutual_information([[x, 1 - x], [y, 1 - y]], [p1, 1 - p1]))
-    return best
+    return float(np.max(_binary_information(a[ok], b[ok], p1), initial=best))
+
+
+def _binary_information(x, y, p1):
+    """I(X; Y) in nats of the channels with rows (x, 1 - x), (y, 1 - y) at the prior
+    (p1, 1 - p1), elementwise over arrays, from the definition (0 log 0 = 0)."""
+    prior, rows = (p1, 1 - p1), ((x, 1 - x), (y, 1 - y))
+    outputs = (prior[0] * x + prior[1] * y, prior[0] * (1 - x) + prior[1] * (1 - y))
+    total = np.zeros_like(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, row in zip(prior, rows, strict=True):
+            for c, p_y in zip(row, outputs, strict=True):
+                total += np.where(c > 0, p * c * np.log(c / p_y), 0.0)
+    return total
 
 
 @pytest.mark.parametrize(
