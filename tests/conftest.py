@@ -52,3 +52,10 @@ def mechanism_and_prior(draw, max_n: int = 6, max_m: int = 6, zeros: bool = True
     rng = np.random.default_rng(seed)
     frac = draw(st.sampled_from([0.0, 0.3])) if zeros else 0.0
     return random_mechanism(rng, n, m, frac), random_prior(rng, n), seed
+
+
+def pytest_collection_modifyitems(items):
+    """Tests marked ``slow`` run first (a stable sort: the others keep their order), so the
+    parallel workers of ``make test`` (pytest-xdist) start the longest ones early and finish
+    together instead of waiting on one long test started last."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -158,6 +158,7 @@ def test_deeply_nested_json_mechanism(command, files, capsys):
     refused(argv, capsys, "cannot read")
 
 
+@pytest.mark.slow
 def test_inline_vectors_longer_than_a_file_name(capsys):
     """An inline prior of 40 full-precision numbers (over 255 bytes, the longest file name)
     was refused with "File name too long": it is read as numbers; a long workload spec that

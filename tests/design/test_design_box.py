@@ -274,6 +274,7 @@ def _in_lift_polytope(rows: np.ndarray, lower: np.ndarray, reference: np.ndarray
                 and np.all(rows.max(axis=1) <= math.exp(eps) * worst * (1 + 1e-9)))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 7), st.sampled_from([0.3, 0.7, 0.95]),
        st.sampled_from([0.05, 0.5, 1.0, 2.0]))

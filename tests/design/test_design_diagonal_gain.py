@@ -98,6 +98,7 @@ def test_a_diagonal_design_is_the_literal_lp_optimum_and_exactly_feasible(
     assert result.upper_bound >= linear_feasible_literal(prior, eps, radius, gain) - 1e-12 * scale
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [100])
 @pytest.mark.parametrize("kind", ["dirichlet", "uniform", "zipf"])
 @pytest.mark.parametrize("eps", [0.5, 2.0, 4.0])

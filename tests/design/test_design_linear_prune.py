@@ -131,6 +131,7 @@ def test_no_pruning_below_the_thresholds(monkeypatch):
     assert 0 < master.prune().size <= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("prior_kind", "kind", "eps", "radius"),
                          [("uniform", "square", 2.0, 0.0), ("dirichlet", "square", 1.5, 0.3),
                           ("dirichlet", "absolute", 1.5, 0.5)])

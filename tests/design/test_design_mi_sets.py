@@ -80,6 +80,7 @@ def problems(draw):
     return prior_set, points, exact, eps
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(problems())
 def test_mi_over_a_set_is_optimal_and_exactly_feasible_on_every_extreme_point(problem):

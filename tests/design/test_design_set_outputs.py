@@ -215,6 +215,7 @@ def _large_set(n: int) -> pml.PriorSet:
                                        for _ in range(3)])
 
 
+@pytest.mark.slow
 def test_runs_design_over_a_vertex_set_lifts_to_a_feasible_mechanism():
     """The runs' design over the summed vertices, lifted, is feasible for the hull up to
     HiGHS's tolerance (then repaired and certified by the finalisation: in rationals here), and
@@ -237,6 +238,7 @@ def test_runs_design_over_a_vertex_set_lifts_to_a_feasible_mechanism():
     assert found.upper_bound <= design.utility + 0.05 * abs(design.utility)
 
 
+@pytest.mark.slow
 def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(monkeypatch):
     """Under a time limit from COARSE_MIN inputs a distortion first gets the runs' design; when
     the search over the inputs ends unproved with less, the runs' mechanism is returned,

@@ -22,6 +22,7 @@ def test_there_is_a_script_per_use_case_and_per_figure():
     assert len(USE_CASES) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", USE_CASES, ids=[p.stem for p in USE_CASES])
 def test_use_case_runs(script):
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
@@ -30,6 +31,7 @@ def test_use_case_runs(script):
     assert proc.stdout.strip()
 
 
+@pytest.mark.slow
 def test_figure_script_runs_quick(tmp_path):
     proc = subprocess.run([sys.executable, str(EXAMPLES / "empirical-fig3b.py"), str(tmp_path),
                            "--quick"], capture_output=True, text=True, timeout=300)

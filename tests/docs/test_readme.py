@@ -114,6 +114,7 @@ def checkout_like(tmp_path_factory) -> Path:
     return where
 
 
+@pytest.mark.slow
 def test_shell_blocks_run_verbatim(checkout_like):
     env = clean_env(PATH=f"{sysconfig.get_path('scripts')}{os.pathsep}{os.environ['PATH']}")
     text = README.read_text(encoding="utf-8")

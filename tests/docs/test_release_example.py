@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "survey_release.py"
 
 
+@pytest.mark.slow
 def test_survey_release_quick(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "-o", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)

@@ -69,6 +69,7 @@ def test_laplace_mi_matches_the_channel_mi_on_the_full_data(tmp_path, figure_id)
     assert np.mean([r["mi_pml"] - r["mi_ldp"] for r in rows]) > 0.01
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "figure_id,sigma,p_minus",
     [("empirical-fig6a", 1.5, 0.5), ("empirical-fig6b", 2.0, 0.5), ("empirical-fig7", 1.5, 0.3)],

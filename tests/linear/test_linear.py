@@ -80,6 +80,7 @@ def test_histogram_bounds():
     assert linear.composition_bound(5, 2.0, 0.1) == pytest.approx(4 * (0.9 / 2 + 0.01 / 8))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [2, 3, 8, 20])
 def test_histogram_workload_gives_theorem4(k):
     for b in (0.4, 1.0, 2.5):

@@ -39,6 +39,7 @@ def test_theorem2_matches_enumeration(name, b, frac):
     assert result.epsilon == pytest.approx(expected, rel=1e-11, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, shape", [(20, (20, 20)), (21, (20, 6)), (22, (19, 9))])
 def test_theorem2_matches_enumeration_m20(seed, shape):
     rng = np.random.default_rng(seed)

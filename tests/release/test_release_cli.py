@@ -40,6 +40,7 @@ def survey(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_design_privatize_estimate_through_the_cli(survey, tmp_path):
     mech = tmp_path / "mech.json"
     _run("design", "--samples", survey, "--column", "answer", "--target-eps", 1, "--delta",
@@ -73,6 +74,7 @@ def test_design_privatize_estimate_through_the_cli(survey, tmp_path):
     assert json.loads(_run("certify", design_json, "--json").stdout)["radius"] > 0
 
 
+@pytest.mark.slow
 def test_parquet_and_categories(survey, tmp_path):
     parquet = tmp_path / "data.parquet"
     frame = pd.read_csv(survey)

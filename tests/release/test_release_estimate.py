@@ -25,6 +25,7 @@ def _coverage(mech, n, runs, seed=0):
     return hits / runs, est
 
 
+@pytest.mark.slow
 def test_intervals_cover_at_the_nominal_rate_for_randomized_response():
     # 400 runs: the standard error of a 95% coverage estimate is 1.1%, bounds are ~3 of them
     coverage, est = _coverage(pml.randomized_response(6, 1.0), 5000, 400)
@@ -32,6 +33,7 @@ def test_intervals_cover_at_the_nominal_rate_for_randomized_response():
     assert np.all(coverage >= 0.915) and np.all(coverage <= 0.985), coverage
 
 
+@pytest.mark.slow
 def test_merged_categories_are_flagged_and_their_intervals_stay_honest():
     mech = pml.design(SHARES, 2.0, gain=np.eye(6)).mechanism  # merges the 3 smallest
     records = np.random.default_rng(1).choice(6, size=5000, p=SHARES)
@@ -76,6 +78,7 @@ def test_labels_index_the_result_and_bad_input_is_rejected():
         pml.estimate_frequencies(["N"], mech, confidence=95)
 
 
+@pytest.mark.slow
 def test_em_intervals_cover_with_more_outputs_than_inputs():
     # Hadamard response calibrated to PML eps 1: 6 inputs, 8 outputs; EM with the Fisher
     # information's standard errors. 400 runs: standard error of a 95% coverage 1.1%

@@ -60,6 +60,7 @@ def test_marginal_shares_are_sums_of_the_joint_ones_with_their_covariance():
                                                                     .sum()))
 
 
+@pytest.mark.slow
 def test_marginal_intervals_cover_the_true_shares():
     mechanism = _joint_rr(1.5)
     truth = {"sex": JOINT.sum(axis=1), "colour": JOINT.sum(axis=0)}
@@ -103,6 +104,7 @@ def _run(*args, code=0):
     return proc
 
 
+@pytest.mark.slow
 def test_cli_releases_and_estimates_several_columns(tmp_path):
     data = tmp_path / "table.csv"
     _table(3000, 5).to_csv(data, index=False)

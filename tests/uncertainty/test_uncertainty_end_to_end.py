@@ -59,6 +59,7 @@ def robust_rr(estimate: np.ndarray, radius: float, target: float) -> np.ndarray:
     return pml.randomized_response(N, low)
 
 
+@pytest.mark.slow
 def test_end_to_end_calibrated_designs_are_pml_for_the_true_prior():
     rng = np.random.default_rng(2024)
     failures = {"first-region": 0, "rr": 0, "uncalibrated": 0}
