@@ -51,7 +51,7 @@ def _worst_masses(columns: rounding.ColumnBlock, center: np.ndarray, beta: float
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
     above = np.maximum(rounding.down(mass - shift_high), 0.0)
     bottom = np.maximum(rounding.down(rounding.down(columns.scaled_low) * shift_low), 0.0)
-    return rounding.down(above + bottom)
+    return np.maximum(rounding.down(above + bottom), 0.0)  # down(0) is below 0
 
 
 def worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:
