@@ -37,6 +37,15 @@ import numpy as np
 from ...uncertainty.prior_set import Floors
 from ..math.feasible import Cone, FeasibleSet
 
+#: The float type of the pricing's prefix sums: numpy's long double (64-bit significand on
+#: x86-64 Linux, unit roundoff 2^-64; where it is the double, :func:`bound`'s allowance is the
+#: double's). The sums' rounding grows with N: in doubles its allowance is 5.4e-9 of the
+#: optimum of a two-bump prior at N = 1000 with the gain -(x - y)^2 at eps 3, over the
+#: exactness gap (docs/decisions/design-two-bump-n1000.md); in long doubles it is 2048 times
+#: smaller, for about 4x the time of the sums (a pricing of every output at N = 1000 takes
+#: 0.15 s of CPU instead of 0.05 s on the loaded 2-core machine).
+WIDE = np.longdouble
+
 
 def make_cone(prior: np.ndarray | None, eps: float, radius: float, n: int) -> Cone:
     """The cone of M(eps, P), M(eps, B_radius(P)) or eps-LDP (``prior=None``), from the floors
@@ -117,8 +126,10 @@ class _SectionMinimum:
         self.order = order = np.argsort(reduced / cone.nu[:, None], axis=0, kind=kind)
         costs = np.take_along_axis(reduced, order, axis=0)
         masses = cone.nu[order]
-        cum_mass = np.vstack([np.zeros(m), np.cumsum(masses, axis=0)])  # C_k, k = 0..N
-        cum_cost = np.vstack([np.zeros(m), np.cumsum(costs, axis=0)])
+        # the prefix sums, and every value formed from them, in WIDE: their rounding, the one
+        # error that grows with N, is WIDE's (the allowance of :func:`bound`)
+        cum_mass = np.vstack([np.zeros(m, WIDE), np.cumsum(masses, axis=0, dtype=WIDE)])  # C_k
+        cum_cost = np.vstack([np.zeros(m, WIDE), np.cumsum(costs, axis=0, dtype=WIDE)])
         total = cum_cost[-1]
         # breakpoint k: (1 - lo) = C_k w(lo)  <=>  lo = (a - C_k b) / (a + C_k (d - a))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -137,27 +148,31 @@ class _SectionMinimum:
         value0 = lo0 * total + w0 * (cum_cost[j, outputs] + frac * costs[j, outputs])
         best = np.argmin(value, axis=0)
         self.at_low = value0 < value[best, outputs]
-        self.value = np.where(self.at_low, value0, value[best, outputs])
-        self.lo, self.width, self.best, self.j, self.frac = lo, width, best, j, frac
+        self.value = np.where(self.at_low, value0, value[best, outputs]).astype(float)
+        self.lo, self.width = lo.astype(float), width.astype(float)
+        self.best, self.j, self.frac = best, j, frac.astype(float)
 
 
 def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone: Cone) -> float:
     """``sum u + max(0, max_y h_y(u))`` (module docstring) plus an allowance for float rounding,
     with ``prices`` the ``h_y(u)`` of the outputs priced (``-price(...).value``).
 
-    The allowance covers the ``O(N)``-term sums of the pricing: ``4 N`` units of roundoff times
-    what they add up. At a breakpoint ``c = lo + w z`` of the section (``<nu, c> = 1``), the
-    prefix and total sums of ``v = W_y - u`` enter times ``w`` and ``lo``, so their errors are
-    at most ``N eps sum_x |v_x| c_x``, and ``sum_x |v_x| c_x`` is at most ``top sum |v|``
-    (entries of a section member are at most ``top = max(1, (b + d) / a)``) and at most
-    ``max_x |v_x| / nu_x`` (as ``<nu, c> = 1``); the breakpoints' ``lo`` and ``w`` are rounded
-    too, which moves the value by ``eps (1 + d / a) sum |v|`` each; the sum of ``u`` by
-    ``N eps sum |u|``. With ``magnitude = sum |u| + max_y sum_x |W[x, y]|`` (``>= sum |v|``) the
-    allowance is ``4 N eps min(top magnitude, (1 + d / a) magnitude + max_x (|u_x| +
-    max_y |W[x, y]|) / nu_x)``: near eps_max on a flat prior the second is smaller by about
-    e^eps (N = 1000, uniform prior, random gain at eps 6.8, the first alone was
-    1.2e-9 of the value, over the exactness gap, and the design could not be proved exact).
-    Checked against an exact rational oracle of the section (tests/test_design_bound_rounding.py).
+    The allowance covers the float evaluation of the pricing. At a breakpoint ``c = lo + w z``
+    of the section (``<nu, c> = 1``), the prefix and total sums of ``v = W_y - u`` (and of
+    ``nu``) enter times ``w`` and ``lo``, so their errors are at most ``N eps_w sum_x |v_x| c_x``
+    with ``eps_w`` the unit roundoff of :data:`WIDE`, in which they are summed; every other
+    rounding is a fixed number of operations on doubles: the entries of ``v``, the breakpoints'
+    ``lo`` and ``w`` (``eps (1 + d / a) sum |v|`` each), the value rounded to a double, the
+    correctly rounded sum of ``u`` (:func:`math.fsum`) and the two additions here. Now
+    ``sum_x |v_x| c_x`` is at most ``top sum |v|`` (entries of a section member are at most
+    ``top = max(1, (b + d) / a)``) and at most ``max_x |v_x| / nu_x`` (as ``<nu, c> = 1``).
+    With ``magnitude = sum |u| + max_y sum_x |W[x, y]|`` (``>= sum |v|``) and ``spread =
+    min(top magnitude, (1 + d / a) magnitude + max_x (|u_x| + max_y |W[x, y]|) / nu_x)`` the
+    allowance is ``4 N eps_w spread + 8 eps max(spread, (1 + d / a) magnitude)``: near eps_max
+    on a flat prior the second form of ``spread`` is smaller by about e^eps (N = 1000, uniform
+    prior, random gain at eps 6.8, the first alone was 1.2e-9 of the value, over the
+    exactness gap). Checked against an exact rational oracle of the section
+    (tests/test_design_bound_rounding.py).
     """
     n = weights.shape[0]
     magnitude = np.abs(multipliers).sum() + _largest_column_magnitude(weights)
@@ -166,8 +181,10 @@ def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone
     if np.all(cone.nu > 0):
         ratio = float(((np.abs(multipliers) + _largest_row_magnitudes(weights)) / cone.nu).max())
         spread = min(spread, (1.0 + cone.d / cone.a) * magnitude + ratio)
-    slack = 4 * n * np.finfo(float).eps * spread
-    return float(multipliers.sum() + max(0.0, float(np.max(prices))) + slack)
+    double = np.finfo(float).eps
+    slack = (4 * n * np.finfo(WIDE).eps * spread
+             + 8 * double * max(spread, (1.0 + cone.d / cone.a) * magnitude))
+    return float(math.fsum(multipliers) + max(0.0, float(np.max(prices))) + slack)
 
 
 def _largest_column_magnitude(weights: np.ndarray) -> float:
