@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pmldesign.cli import _io
+from pmldesign.cli import _io, _quiet
 from tests import cli_fuzz
 
 
@@ -29,7 +29,7 @@ def spinners(monkeypatch):
     monkeypatch.setattr(_io, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(_io, "stderr_is_terminal", lambda: True)
     monkeypatch.setattr(_io, "_spinner", lambda message: _Spinner(log, message))
-    monkeypatch.setitem(_io._state, "quiet", False)
+    monkeypatch.setitem(_quiet._state, "quiet", False)
     return log
 
 

@@ -102,6 +102,30 @@ def test_certificate_sum_bounds_the_worst_case_near_the_radius_limit(gap):
             prior.tolist(), radius, mechanism.tolist())
 
 
+@pytest.mark.parametrize("gap", LIMIT_GAPS)
+def test_ball_worst_case_of_every_output_bounds_the_exact_one_near_the_radius_limit(gap):
+    """Per output, with tiny probabilities (down to 1e-300) and deterministic columns: where the
+    worst mass rounds to 0 the leakage must be ``inf``, never ``nan`` (which the capacity's
+    ``nanmax`` would skip)."""
+    rng = np.random.default_rng(8)
+    for _ in range(40):
+        n = int(rng.integers(2, 6))
+        prior = rng.dirichlet(np.ones(n))
+        tiny = int(rng.integers(0, n))
+        prior[tiny] = 10.0 ** rng.uniform(-300, -2)
+        prior = prior / prior.sum()
+        radius = below_limit(2 * float(prior.min()), gap)
+        mechanism = np.eye(n)[rng.permutation(n)]
+        if rng.random() < 0.5:
+            mechanism = 0.5 * mechanism + 0.5 * rng.dirichlet(np.ones(n), size=n) * (
+                rng.random((n, n)) < 0.4)
+            mechanism = mechanism / mechanism.sum(axis=1, keepdims=True)
+        worst = pml.PriorSet.ball(prior, radius).worst_case_leakage(mechanism)
+        ratios = oracle.leakage_ratios(mechanism, prior, radius)
+        assert oracle.under_reports(worst, ratios) == [], (prior.tolist(), radius,
+                                                             mechanism.tolist())
+
+
 # ---- Theorem 4 and eq. (8) ------------------------------------------------------------------
 
 

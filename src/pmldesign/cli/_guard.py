@@ -18,7 +18,7 @@ import warnings
 import click
 
 from .._errors import PMLError
-from . import _io
+from . import _quiet
 
 ISSUES = "https://github.com/pmldesign/pmldesign/issues"
 
@@ -40,10 +40,8 @@ def _usage(exc: click.UsageError) -> str:
 
 def run(command: click.Command, argv: list[str] | None) -> int:
     """Run ``command`` on ``argv``; return the exit code after printing any error as one line."""
-    import numpy as np
-
-    _io.set_quiet(False)
-    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+    _quiet.set_quiet(False)
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # deprecations inside dependencies are for their developers (and, turned on here, some
         # libraries log them: matplotlib < 3.11 with pyparsing >= 3.3), not for our users
@@ -76,7 +74,7 @@ def run(command: click.Command, argv: list[str] | None) -> int:
                 f"internal error ({type(exc).__name__}: {one_line(exc)[:200]}); this is a bug "
                 f"in pmldesign, please report it with the command you ran at {ISSUES} "
                 "(PMLDESIGN_DEBUG=1 shows the traceback)", 1)
-    if not _io.is_quiet():
+    if not _quiet.is_quiet():
         for message in dict.fromkeys(one_line(w.message) for w in caught):
             sys.stderr.write(f"warning: {message}\n")
     return code if isinstance(code, int) else 0

@@ -22,6 +22,7 @@ from .._files import regular_file
 from .._json import encode, jsonable, loads
 from .._validation import MAX_INT
 from ._numbers import parse_numbers
+from ._quiet import is_quiet
 
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
 #: the major number changes when a field is removed or changes meaning, the minor when one is
@@ -32,19 +33,6 @@ SCHEMA_VERSION = "1.1"
 #: local-DP eps (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's
 #: largest): they explain a huge finite eps.
 NEAR_ZERO = 1e-12
-
-_state = {"quiet": False}
-
-
-def set_quiet(quiet: bool) -> None:
-    """Silence (or restore) progress bars and warnings on stderr for this run."""
-    _state["quiet"] = bool(quiet)
-
-
-def is_quiet() -> bool:
-    """Whether ``--quiet`` was given."""
-    return _state["quiet"]
-
 
 _FORMATS = ".csv rows, .npy or a JSON list of rows"
 

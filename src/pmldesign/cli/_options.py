@@ -8,16 +8,20 @@ exist and accept a new file, and ``--plot`` needs an image format matplotlib wri
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from . import _io, _numbers
+from . import _numbers, _quiet
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _probe_writable(directory: Path) -> bool:
     """Whether a file can be created in ``directory`` (tried, not guessed from mode bits)."""
+    import tempfile  # here, as pathlib below: ``pmldesign --help`` loads neither
+
     try:
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".pmldesign-probe-"):
             return True
@@ -35,7 +39,7 @@ class OutputFile(click.ParamType):
 
     def convert(self, value, param, ctx):
         text = str(value)
-        path = Path(text).expanduser()
+        path = _expanded(text)
         if not text.strip():
             self.fail("must be a file path, got an empty string", param, ctx)
         if path.is_dir():
@@ -56,7 +60,7 @@ class OutputDirectory(click.ParamType):
 
     def convert(self, value, param, ctx):
         text = str(value)
-        path = Path(text).expanduser()
+        path = _expanded(text)
         if not text.strip():
             self.fail("must be a directory path, got an empty string", param, ctx)
         if path.exists() and not path.is_dir():
@@ -65,8 +69,13 @@ class OutputDirectory(click.ParamType):
         return str(path)
 
 
+def _expanded(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text).expanduser()
+
+
 def _check_directory(kind: click.ParamType, directory: Path, param, ctx) -> None:
-    directory = directory if str(directory) else Path(".")
     if not directory.is_dir():
         kind.fail(f"directory {directory} does not exist, create it first "
                   f"(mkdir -p {directory}) or choose another path", param, ctx)
@@ -116,14 +125,16 @@ def time_limit_option(default: float | None, help_text: str):
 
 def full_option():
     """``--full``: print a mechanism's whole matrix, not the summary of a wide one."""
+    from ._io import SUMMARY_FROM  # numpy: only for the commands that print a mechanism
+
     return click.option("--full", is_flag=True,
-                        help=f"Print the whole matrix (from {_io.SUMMARY_FROM} outputs on, "
+                        help=f"Print the whole matrix (from {SUMMARY_FROM} outputs on, "
                              "the table shows each input's likeliest outputs).")
 
 
 def _set_quiet(ctx, param, value) -> None:
     if value:
-        _io.set_quiet(True)
+        _quiet.set_quiet(True)
 
 
 def quiet_option() -> click.Option:

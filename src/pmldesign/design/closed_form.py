@@ -20,7 +20,7 @@ from .._validation import as_int, as_nonnegative, as_open_probability, as_prior
 from ..leakage.regions import _region_thresholds
 from ..mechanism import labelled
 from ..uncertainty.prior_set import as_prior_set
-from .math.baselines import rr_ldp_for_pml, rr_matrix
+from .math.baselines import rr_ldp_for_pml, rr_levels, rr_matrix
 from .math.eps_max import RR_EPS_LIMIT, warn_at_eps_max
 from .repair import finalize
 
@@ -165,10 +165,11 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
-    its LDP epsilon is ``eps`` (docs/extremal.md, Sec. 5). The floats go through
-    :func:`.repair.finalize` on the LDP ratio: where rounding puts ``max_x P(y|x) / min_x
-    P(y|x)`` above ``e^eps``, about 1e-16 of the uniform mechanism is mixed in, so the LDP
-    epsilon of the returned floats is at most ``eps`` in exact arithmetic.
+    its LDP epsilon is ``eps`` (docs/extremal.md, Sec. 5). The two floats go through
+    :func:`.repair.finalize` on the LDP ratio (certified and mixed as two numbers, the k x k
+    matrix built once): where rounding puts ``max_x P(y|x) / min_x P(y|x)`` above ``e^eps``,
+    about 1e-16 of the uniform mechanism is mixed in, so the LDP epsilon of the returned
+    floats is at most ``eps`` in exact arithmetic.
 
     ``eps = inf`` gives the identity. A finite eps above :data:`.eps_max.RR_EPS_LIMIT`
     (``1074 log 2 = 744.44``), where the off-diagonal entry underflows to 0 and the matrix
@@ -188,7 +189,7 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
             f"underflows and the matrix is the identity, LDP epsilon inf) or eps = inf, got "
             f"{eps:.6g}")
     require_memory(k * k, f"k: a {k} x {k} mechanism", "use fewer symbols")
-    return finalize(rr_matrix(k, eps), np.full(k, 1.0 / k), eps, ldp=True, labelled=True,
+    return finalize(rr_levels(k, eps), np.full(k, 1.0 / k), eps, ldp=True, labelled=True,
                     residue=0.0).mechanism
 
 

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SolverError
-from ..leakage.measures import ldp_epsilon, leakage
+from ..leakage.measures import _ldp_of, ldp_epsilon, leakage
 from ..uncertainty.prior_set import PriorSet
 from ..uncertainty.sets import leakage_capacity
+from .math.baselines import TwoLevel
 from .math.eps_max import epsilon_max_ceiling
 from .math.feasible import FeasibleSet, cap_coefficients
 from .math.partition import best_partition
@@ -228,7 +229,7 @@ def cut_to_caps(matrix: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray)
     return out
 
 
-def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0,
+def finalize(raw: np.ndarray | TwoLevel, prior: np.ndarray, eps: float, radius: float = 0.0,
              ldp: bool = False, labelled: bool = False, residue: float = RESIDUE,
              prior_set: PriorSet | None = None,
              score: Callable[[np.ndarray], float] | None = None,
@@ -258,7 +259,15 @@ def finalize(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float = 0.0
     search for a smaller weight, not the certificate: once the first certified weight is found,
     the search stops (and the cut is not tried) when the next certificate, timed as the last
     one, would end after it. The weight returned is then certified, only larger than needed.
+
+    A :class:`.math.baselines.TwoLevel` ``raw`` (randomized response) under LDP is normalised,
+    certified and mixed on its two numbers (:func:`_finalize_levels`), and the matrix is built
+    once; under PML it is finalised as its matrix.
     """
+    if isinstance(raw, TwoLevel):
+        if ldp and prior_set is None:
+            return _finalize_levels(raw, eps, _Clock(deadline))
+        raw = raw.dense()
     check = guarantee(prior, radius, ldp, prior_set)
     matrix = clean(raw, ldp, labelled, residue)
     clock = _Clock(deadline)
@@ -321,13 +330,26 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
     def certify(t: float) -> float:
         return clock.time(check, mixed(t, trial))
 
+    found = _smallest_weight(certify, leak, target, clock)
+    if found is None:
+        return independent()
+    weight, certified = found
+    return Finalized(mixed(weight), certified, weight)
+
+
+def _smallest_weight(certify: Callable[[float], float], leak: float, target: float,
+                     clock: _Clock) -> tuple[float, float] | None:
+    """The search of :func:`_mix`: the smallest mixing weight ``t < 1`` (to
+    :data:`MIX_PRECISION`, or the first certified one once ``clock`` runs out) whose mechanism
+    ``certify`` puts at most ``target``, with that certificate; None when no weight below 1
+    is certified (the output-independent mechanism is left)."""
     low, high = 0.0, _first_weight(leak, target)
     if high >= 1.0:  # eps = 0: only the output-independent mechanism
-        return independent()
+        return None
     certified = certify(high)
     while certified > target:  # grow until certified; low: the last weight that was not
         if high >= 1.0:
-            return independent()
+            return None
         low, high = high, min(1.0, high * MIX_GROWTH)
         certified = certify(high)
     # certified at once (the estimate is a fixed prior's): step down until not
@@ -345,7 +367,39 @@ def _mix(matrix: np.ndarray, prior: np.ndarray, target: float,
             high, certified = middle, value
         else:
             low = middle
-    return Finalized(mixed(high), certified, high)
+    return high, certified
+
+
+def _finalize_levels(levels: TwoLevel, eps: float, clock: _Clock) -> Finalized:
+    """:func:`finalize` of a two-level k x k mechanism under LDP, on its two numbers.
+
+    Rows are divided by their common sum ``on + (k - 1) off``; the LDP epsilon is
+    :func:`pmldesign.leakage.measures._ldp_of` of the column's largest and smallest entry, the
+    very float :func:`pmldesign.ldp_epsilon` gives for the matrix built from them; mixing with
+    ``1 q^T``, ``q`` uniform (any ``q >= 0`` lowers every column's LDP ratio), maps each level
+    ``v`` to ``(1 - t) v + t / k``, the floats :func:`_mix` forms entry by entry, so the
+    matrix keeps two levels and its certificate stays the one computed here.
+    """
+    total = levels.on + (levels.k - 1) * levels.off
+    on, off = levels.on / total, levels.off / total
+    if not (math.isfinite(on) and math.isfinite(off) and min(on, off) >= 0.0
+            and abs(on + (levels.k - 1) * off - 1.0) <= ROW_SLACK):
+        raise SolverError(f"randomized response levels {levels.on!r}, {levels.off!r} are not "
+                          "a mechanism")
+    share = 1.0 / levels.k
+
+    def mixed(t: float) -> tuple[float, float]:
+        return on * (1.0 - t) + t * share, off * (1.0 - t) + t * share
+
+    def certify(t: float) -> float:
+        high, low = sorted(mixed(t), reverse=True)
+        return _ldp_of(np.array([high]), np.array([low]))
+
+    weight, certified = 0.0, certify(0.0)
+    if certified > eps:  # t = 1 (no smaller weight certified) gives the constant levels 1/k
+        found = _smallest_weight(certify, certified, eps, clock)
+        weight, certified = (1.0, certify(1.0)) if found is None else found
+    return Finalized(TwoLevel(levels.k, *mixed(weight)).dense(), certified, weight)
 
 
 def _first_weight(leak: float, target: float) -> float:

@@ -59,7 +59,7 @@ def _leakage_block(columns: rounding.ColumnBlock, vector: np.ndarray, total: flo
     The mass is one :func:`.rounding.dot_lower` (summed over the rows in order, so a column's
     value does not depend on the block it is in).
     """
-    values = rounding.ratio_log_upper(total, rounding.dot_lower(vector, columns.scaled))
+    values = rounding.ratio_log_upper(total, columns.mass(vector))
     values = np.minimum(values, ceiling)
     values[columns.constant] = 0.0
     values[columns.unused] = np.nan

@@ -4,7 +4,8 @@ The mechanism's floats and the prior ``p`` are read as exact rationals, the prio
 ``p / sum(p)``. Leakage of output y is ``log(S / sum_x w_x c_x)`` with ``c = col / max col``
 (entries in [0, 1], one of them exactly 1), ``S = sum p`` and non-negative weights ``w``
 (``w = p`` for a fixed prior; the worst extreme prior of an l1 ball moves ``S beta / 2`` of
-weight, see :mod:`pmldesign.uncertainty.ball`). No subtraction of nearly equal terms occurs.
+weight, see :mod:`pmldesign.uncertainty.ball`). The one subtraction, the ball's shift from
+the fixed prior's mass, takes a float bound above from a float bound below and clips at 0.
 
 Error bound (u = 2^-53, eta = 2^-1074 the smallest subnormal): a sum of n products of
 non-negative floats with one division each, in any order, has
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -81,15 +82,15 @@ class ColumnBlock:
     """A block of columns of a mechanism read once for every figure computed from it:
     ``scaled`` (:func:`scaled_columns`), each column's largest and smallest entry.
 
-    ``scaled`` is a fresh array: the ball's worst case sets entries to 0 and back
-    (:func:`pmldesign.uncertainty.ball.worst_case_block`), and
-    :func:`pmldesign.leakage.measures._information_rows` overwrites it, so it reads it last.
+    :func:`pmldesign.leakage.measures._information_rows` overwrites ``scaled``, so it reads it
+    last.
     """
 
     matrix: np.ndarray
     scaled: np.ndarray
     peak: np.ndarray
     low: np.ndarray
+    _masses: list = field(default_factory=list, init=False, repr=False)
 
     @classmethod
     def of(cls, matrix: np.ndarray) -> ColumnBlock:
@@ -114,6 +115,16 @@ class ColumnBlock:
                 matrix.shape[0], -1)
             np.divide(matrix[:, block], safe[block], out=scaled)
             yield block, cls(matrix[:, block], scaled, peak[block], low[block])
+
+    def mass(self, vector: np.ndarray) -> np.ndarray:
+        """:func:`dot_lower` of ``vector`` and ``scaled``, summed once per vector object (a
+        fixed prior's leakage and the worst case over a ball around it read the same sum)."""
+        for seen, mass in self._masses:
+            if seen is vector:
+                return mass
+        mass = dot_lower(vector, self.scaled)
+        self._masses.append((vector, mass))
+        return mass
 
     @property
     def scaled_low(self) -> np.ndarray:

@@ -30,38 +30,28 @@ def as_radius(radius: float, center: np.ndarray, name: str = "radius") -> float:
 
 
 def _worst_masses(columns: rounding.ColumnBlock, center: np.ndarray, beta: float) -> np.ndarray:
-    """Per column, a float ``<=`` ``S min_Q <Q, col> / max col`` over the ball (``S = sum P``),
-    0 where the bound cannot be certified (beta within rounding of its limit).
+    """Per column, a float ``<=`` ``S min_Q <Q, col> / max col`` over the ball (``S = sum P``).
 
     The minimum is at the extreme point ``Q = P/S + (beta/2)(e_i - e_j)`` with i at the
-    column's minimum and j at its maximum (Definition 5 of 003). With ``s = S beta / 2``,
-    ``c = col / max col`` and T the entries equal to the column's maximum (``c = 1``),
-    ``S <Q, c> = sum_x P_x c_x - s + s min c
-    = sum_{x not in T} P_x c_x + (P(T) - s) + s min c``: three terms, non-negative when the
-    extreme points are priors (``s <= min P <= P(T)``), each bounded below separately, so there
-    is no cancellation (a tie at the maximum is covered by ``P(T)``); a column whose
-    ``P(T) - s`` may be negative gets 0 (its leakage ``inf``). Both sums are ``numpy.einsum``
-    sums of non-negative products in a fixed order (the error bound of
-    :mod:`pmldesign.leakage.rounding` holds in any order): the first over the scaled columns
-    with the entries of T set to 0 for it (and back to 1 after, so the block's other readers
-    see it unchanged), the second over T's 0/1 mask; no copy of the block.
+    column's minimum and j at its maximum (Definition 5 of 003). With ``s = S beta / 2`` and
+    ``c = col / max col``, ``S <Q, c> = sum_x P_x c_x - s + s min c``: the fixed prior's mass
+    (the one :func:`.rounding.dot_lower` of the certificate at P, a float below the exact sum,
+    so no second pass over the block) less ``s`` rounded up, plus ``s min c`` rounded down.
+    The exact ``sum_x P_x c_x - s`` is at least ``P_j - s >= 0`` (``c_j = 1``) when the
+    extreme points are priors, and every prior's ``S <Q, c>`` is at least ``S min c >= s min c``
+    when they are not, so the float difference is clipped at 0 soundly; where the rounding
+    allowance (``~2 (N + 1)`` units of 2^-53 of ``sum_x P_x c_x``) exceeds the difference and
+    ``min c = 0``, the mass is 0 and the leakage ``inf``.
     """
-    scaled = columns.scaled
+    mass = columns.mass(center)
     if beta == 0:  # the fixed prior: the same floats as pmldesign.leakage.measures
-        return rounding.dot_lower(center, scaled)
+        return mass
     low_s, high_s = rounding.total_bounds(center)
     shift_low = rounding.down(rounding.down(low_s * beta) * 0.5)
     shift_high = rounding.up(rounding.up(high_s * beta) * 0.5)
-    # T: a quotient of floats x / max col (max col > 0) rounds to 1 only at x = max col, as the
-    # floats below 1 are 2^-53 apart and x <= max col (1 - 2^-53) otherwise
-    top = scaled == 1.0
-    scaled[top] = 0.0
-    rest = rounding.dot_lower(center, scaled)
-    scaled[top] = 1.0
-    above = rounding.down(rounding.dot_lower(center, top.view(np.uint8)) - shift_high)
-    bottom = rounding.down(rounding.down(columns.scaled_low) * shift_low)
-    mass = rounding.down(rounding.down(rest + np.maximum(above, 0.0)) + np.maximum(bottom, 0.0))
-    return np.where(above >= 0, mass, 0.0)
+    above = np.maximum(rounding.down(mass - shift_high), 0.0)
+    bottom = np.maximum(rounding.down(rounding.down(columns.scaled_low) * shift_low), 0.0)
+    return np.maximum(rounding.down(above + bottom), 0.0)  # down(0) is below 0
 
 
 def worst_case(matrix: np.ndarray, center: np.ndarray, beta: float) -> np.ndarray:

@@ -4,11 +4,30 @@ a PML budget; the finalised mechanisms are in :mod:`pmldesign.design.closed_form
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 
-def rr_matrix(k: int, eps: float) -> np.ndarray:
+@dataclass(frozen=True)
+class TwoLevel:
+    """A k x k mechanism with ``on`` on the diagonal and ``off`` elsewhere, as two numbers
+    (randomized response): every column's largest and smallest entries are ``on`` and ``off``
+    (``k >= 2``), so :func:`pmldesign.design.repair.finalize` certifies and repairs its LDP
+    epsilon on them and builds the matrix once."""
+
+    k: int
+    on: float
+    off: float
+
+    def dense(self) -> np.ndarray:
+        """The k x k matrix."""
+        matrix = np.full((self.k, self.k), self.off)
+        np.fill_diagonal(matrix, self.on)
+        return matrix
+
+
+def rr_levels(k: int, eps: float) -> TwoLevel:
     """The floats of k-ary randomized response at LDP budget ``eps`` (the identity at inf),
     divided through by ``e^eps`` so large eps cannot overflow: ``P(y|x) = e^eps / (k - 1 +
     e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise (docs/extremal.md, Sec. 5).
@@ -16,16 +35,25 @@ def rr_matrix(k: int, eps: float) -> np.ndarray:
 
     Examples
     --------
+    >>> rr_levels(2, math.log(3))
+    TwoLevel(k=2, on=0.75, off=0.25)
+    """
+    if math.isinf(eps):
+        return TwoLevel(k, 1.0, 0.0)
+    small = math.exp(-eps)
+    return TwoLevel(k, 1.0 / (1.0 + (k - 1) * small), small / (1.0 + (k - 1) * small))
+
+
+def rr_matrix(k: int, eps: float) -> np.ndarray:
+    """:func:`rr_levels` as a k x k matrix.
+
+    Examples
+    --------
     >>> rr_matrix(2, math.log(3))
     array([[0.75, 0.25],
            [0.25, 0.75]])
     """
-    if math.isinf(eps):
-        return np.eye(k)
-    small = math.exp(-eps)
-    matrix = np.full((k, k), small / (1.0 + (k - 1) * small))
-    np.fill_diagonal(matrix, 1.0 / (1.0 + (k - 1) * small))
-    return matrix
+    return rr_levels(k, eps).dense()
 
 
 def rr_ldp_for_pml(p: float, eps: float) -> float:

@@ -37,6 +37,16 @@ import numpy as np
 from ...uncertainty.prior_set import Floors
 from ..math.feasible import Cone, FeasibleSet
 
+#: The wider float type of the pricing's prefix sums (``wide=True``): numpy's long double
+#: (64-bit significand on x86-64 Linux, unit roundoff 2^-64; where it is the double,
+#: :func:`bound`'s allowance is the double's). The sums' rounding grows with N: in doubles its
+#: allowance is 5.4e-9 of the optimum of a two-bump prior at N = 1000 with the gain
+#: -(x - y)^2 at eps 3, over the exactness gap (docs/decisions/design-two-bump-n1000.md); in
+#: long doubles it is 2048 times smaller, for twice the time of a pricing (N = 3000: 1.9 s of
+#: CPU against 0.95 s), so the searches price in doubles and again in long doubles only where
+#: the doubles' allowance stands in the way (:func:`.linear_gain.bounded_prices`).
+WIDE = np.longdouble
+
 
 def make_cone(prior: np.ndarray | None, eps: float, radius: float, n: int) -> Cone:
     """The cone of M(eps, P), M(eps, B_radius(P)) or eps-LDP (``prior=None``), from the floors
@@ -89,7 +99,7 @@ def price(reduced: np.ndarray, cone: Cone) -> ConePrices:
     )
 
 
-def price_values(reduced: np.ndarray, cone: Cone) -> np.ndarray:
+def price_values(reduced: np.ndarray, cone: Cone, wide: bool = False) -> np.ndarray:
     """``price(reduced, cone).value`` without the minimising columns, its sort unstable: items
     of equal ratio ``reduced / nu`` have one slope in the knapsack, so their order moves only
     breakpoints inside one linear piece, not the minimum (module docstring; its float
@@ -102,23 +112,27 @@ def price_values(reduced: np.ndarray, cone: Cone) -> np.ndarray:
     >>> price_values(np.array([[-1.0], [0.0]]), cone).tolist()
     [-1.5]
     """
-    return _SectionMinimum(reduced, cone, "quicksort").value
+    return _SectionMinimum(reduced, cone, "quicksort", wide).value
 
 
 class _SectionMinimum:
     """The breakpoints of the module docstring for every column of ``reduced``: ``value`` the
     minimum, attained at breakpoint ``best`` (its ``lo`` and ``width`` rows) or, where
     ``at_low``, at the smallest ``lo`` with the knapsack ending at fraction ``frac`` of sorted
-    item ``j``; ``order`` sorts each column by ``reduced / nu`` (numpy sort ``kind``)."""
+    item ``j``; ``order`` sorts each column by ``reduced / nu`` (numpy sort ``kind``); with
+    ``wide`` the prefix sums are in :data:`WIDE`."""
 
-    def __init__(self, reduced: np.ndarray, cone: Cone, kind: str) -> None:
+    def __init__(self, reduced: np.ndarray, cone: Cone, kind: str, wide: bool = False) -> None:
         n, m = reduced.shape
         outputs = np.arange(m)
         self.order = order = np.argsort(reduced / cone.nu[:, None], axis=0, kind=kind)
         costs = np.take_along_axis(reduced, order, axis=0)
         masses = cone.nu[order]
-        cum_mass = np.vstack([np.zeros(m), np.cumsum(masses, axis=0)])  # C_k, k = 0..N
-        cum_cost = np.vstack([np.zeros(m), np.cumsum(costs, axis=0)])
+        # the prefix sums, and every value formed from them, in ``sums``: their rounding, the
+        # one error that grows with N, is that type's (the allowance of :func:`bound`)
+        sums = WIDE if wide else np.float64
+        cum_mass = np.vstack([np.zeros(m, sums), np.cumsum(masses, axis=0, dtype=sums)])  # C_k
+        cum_cost = np.vstack([np.zeros(m, sums), np.cumsum(costs, axis=0, dtype=sums)])
         total = cum_cost[-1]
         # breakpoint k: (1 - lo) = C_k w(lo)  <=>  lo = (a - C_k b) / (a + C_k (d - a))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -137,27 +151,32 @@ class _SectionMinimum:
         value0 = lo0 * total + w0 * (cum_cost[j, outputs] + frac * costs[j, outputs])
         best = np.argmin(value, axis=0)
         self.at_low = value0 < value[best, outputs]
-        self.value = np.where(self.at_low, value0, value[best, outputs])
-        self.lo, self.width, self.best, self.j, self.frac = lo, width, best, j, frac
+        self.value = np.asarray(np.where(self.at_low, value0, value[best, outputs]), float)
+        self.lo, self.width = np.asarray(lo, float), np.asarray(width, float)
+        self.best, self.j, self.frac = best, j, np.asarray(frac, float)
 
 
-def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone: Cone) -> float:
+def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone: Cone,
+          wide: bool = False) -> float:
     """``sum u + max(0, max_y h_y(u))`` (module docstring) plus an allowance for float rounding,
-    with ``prices`` the ``h_y(u)`` of the outputs priced (``-price(...).value``).
+    with ``prices`` the ``h_y(u)`` of the outputs priced (``-price_values(..., wide)``).
 
-    The allowance covers the ``O(N)``-term sums of the pricing: ``4 N`` units of roundoff times
-    what they add up. At a breakpoint ``c = lo + w z`` of the section (``<nu, c> = 1``), the
-    prefix and total sums of ``v = W_y - u`` enter times ``w`` and ``lo``, so their errors are
-    at most ``N eps sum_x |v_x| c_x``, and ``sum_x |v_x| c_x`` is at most ``top sum |v|``
-    (entries of a section member are at most ``top = max(1, (b + d) / a)``) and at most
-    ``max_x |v_x| / nu_x`` (as ``<nu, c> = 1``); the breakpoints' ``lo`` and ``w`` are rounded
-    too, which moves the value by ``eps (1 + d / a) sum |v|`` each; the sum of ``u`` by
-    ``N eps sum |u|``. With ``magnitude = sum |u| + max_y sum_x |W[x, y]|`` (``>= sum |v|``) the
-    allowance is ``4 N eps min(top magnitude, (1 + d / a) magnitude + max_x (|u_x| +
-    max_y |W[x, y]|) / nu_x)``: near eps_max on a flat prior the second is smaller by about
-    e^eps (N = 1000, uniform prior, random gain at eps 6.8, the first alone was
-    1.2e-9 of the value, over the exactness gap, and the design could not be proved exact).
-    Checked against an exact rational oracle of the section
+    The allowance covers the float evaluation of the pricing. At a breakpoint ``c = lo + w z``
+    of the section (``<nu, c> = 1``), the prefix and total sums of ``v = W_y - u`` (and of
+    ``nu``) enter times ``w`` and ``lo``, so their errors are at most ``N eps_w sum_x |v_x| c_x``
+    with ``eps_w`` the unit roundoff of the type they are summed in (:data:`WIDE` with
+    ``wide``, else the double's ``eps``); every other rounding is a fixed number of operations
+    on doubles: the entries of ``v``, the breakpoints' ``lo`` and ``w`` (``eps (1 + d / a)
+    sum |v|`` each), the value rounded to a double, the correctly rounded sum of ``u``
+    (:func:`math.fsum`) and the two additions here. Now
+    ``sum_x |v_x| c_x`` is at most ``top sum |v|`` (entries of a section member are at most
+    ``top = max(1, (b + d) / a)``) and at most ``max_x |v_x| / nu_x`` (as ``<nu, c> = 1``).
+    With ``magnitude = sum |u| + max_y sum_x |W[x, y]|`` (``>= sum |v|``) and ``spread =
+    min(top magnitude, (1 + d / a) magnitude + max_x (|u_x| + max_y |W[x, y]|) / nu_x)`` the
+    allowance is ``4 N eps_w spread + 8 eps max(spread, (1 + d / a) magnitude)``: near eps_max
+    on a flat prior the second form of ``spread`` is smaller by about e^eps (N = 1000, uniform
+    prior, random gain at eps 6.8, the first alone was 1.2e-9 of the value, over the
+    exactness gap). Checked against an exact rational oracle of the section
     (tests/design/test_design_bound_rounding.py).
     """
     n = weights.shape[0]
@@ -167,8 +186,10 @@ def bound(multipliers: np.ndarray, prices: np.ndarray, weights: np.ndarray, cone
     if np.all(cone.nu > 0):
         ratio = float(((np.abs(multipliers) + _largest_row_magnitudes(weights)) / cone.nu).max())
         spread = min(spread, (1.0 + cone.d / cone.a) * magnitude + ratio)
-    slack = 4 * n * np.finfo(float).eps * spread
-    return float(multipliers.sum() + max(0.0, float(np.max(prices))) + slack)
+    double = np.finfo(float).eps
+    slack = (4 * n * np.finfo(WIDE if wide else np.float64).eps * spread
+             + 8 * double * max(spread, (1.0 + cone.d / cone.a) * magnitude))
+    return float(math.fsum(multipliers) + max(0.0, float(np.max(prices))) + slack)
 
 
 def _largest_column_magnitude(weights: np.ndarray) -> float:

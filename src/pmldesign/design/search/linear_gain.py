@@ -57,6 +57,11 @@ from .plan import Strategy, choose
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
+#: :func:`bounded_prices` prices again in long doubles when the doubles' rounding allowance is
+#: over this many :data:`GAP` of the bound: a tenth, so that the allowance takes at most a tenth
+#: of the stopping gap; lower prices more often in long doubles (twice the time of a pricing).
+#: ``tests/test_design_bound_rounding.py`` (the two-bump instance) checks the switch.
+WIDE_FROM = 0.1
 #: Outputs added per round, the most violated first: the master starts from the single best
 #: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``,
 #: at most ``BATCH``. Small batches keep the master small (at N = 200 batches of 8 ended with
@@ -329,11 +334,12 @@ def _uncapped(cone: Cone | FeasibleSet) -> np.ndarray:
 
 
 def section_prices(multipliers: np.ndarray, weights: np.ndarray, cone,
-            deadline: float = math.inf) -> np.ndarray | None:
+                   deadline: float = math.inf, wide: bool = False) -> np.ndarray | None:
     """``h_y(u) = max <W_y - u, c>`` over the section, every output, in chunks of outputs
-    (:func:`.cone_pricing.price_values`); ``None`` when ``deadline`` (``time.monotonic``)
-    passes, or once an eighth of the outputs is priced and the rest would end after it at the
-    pace so far (the first chunk alone is slower: measured at N = 6000)."""
+    (:func:`.cone_pricing.price_values`, its prefix sums in long doubles with ``wide``);
+    ``None`` when ``deadline`` (``time.monotonic``) passes, or once an eighth of the outputs is
+    priced and the rest would end after it at the pace so far (the first chunk alone is
+    slower: measured at N = 6000)."""
     n = weights.shape[0]
     step = max(1, PRICE_CHUNK // n)
     values = np.empty(n)
@@ -344,17 +350,36 @@ def section_prices(multipliers: np.ndarray, weights: np.ndarray, cone,
         if now > deadline or late:
             return None
         block = weights[:, first:first + step]
-        values[first:first + step] = -price_values(multipliers[:, None] - block, cone)
+        values[first:first + step] = -price_values(multipliers[:, None] - block, cone, wide)
     return values
+
+
+def bounded_prices(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
+                   deadline: float = math.inf) -> tuple[np.ndarray, float] | None:
+    """:func:`section_prices` and their Lagrangian bound (:func:`.cone_pricing.bound`); priced
+    again with the prefix sums in long doubles (:data:`.cone_pricing.WIDE`) when the doubles'
+    rounding allowance is over :data:`WIDE_FROM` of the exactness gap at the bound (else the
+    allowance alone could keep a search from exact); ``None`` when the pricing would end
+    after ``deadline``."""
+    prices = section_prices(multipliers, weights, cone, deadline)
+    if prices is None:
+        return None
+    upper = bound(multipliers, prices, weights, cone)
+    plain = math.fsum(multipliers) + max(0.0, float(np.max(prices)))
+    if upper - plain > WIDE_FROM * GAP * scale(upper):
+        wide = section_prices(multipliers, weights, cone, deadline, wide=True)
+        if wide is not None:
+            return wide, bound(multipliers, wide, weights, cone, wide=True)
+    return prices, upper
 
 
 def certified_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
                     deadline: float = math.inf) -> float | None:
     """The Lagrangian bound of any row-sum ``multipliers`` (module docstring), priced exactly
     over every output; ``None`` when the pricing would end after ``deadline``
-    (:func:`section_prices`)."""
-    prices = section_prices(multipliers, weights, cone, deadline)
-    return None if prices is None else bound(multipliers, prices, weights, cone)
+    (:func:`bounded_prices`)."""
+    priced = bounded_prices(multipliers, weights, cone, deadline)
+    return None if priced is None else priced[1]
 
 
 class _OutputPricer:
@@ -380,7 +405,7 @@ class _OutputPricer:
         self.chosen[self.first] = True
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
-        prices = section_prices(duals, self.weights, self.cone)
+        prices, upper = bounded_prices(duals, self.weights, self.cone)
         positive = prices > GAP * scale(value)
         if (positive & ~self.chosen).any():
             # only when another round follows (a 100-output master takes 16 ms to shed its
@@ -392,7 +417,7 @@ class _OutputPricer:
             batch = min(BATCH, batch)
         entering = violated[np.argsort(-prices[violated], kind="stable")[:batch]]
         self.chosen[entering] = True
-        return Entering(entering, bound(duals, prices, self.weights, self.cone))
+        return Entering(entering, upper)
 
 
 def solve_linear_gain(weights: np.ndarray, cone: Cone, budget: Budget = UNLIMITED,
