@@ -60,7 +60,7 @@ GAP = 1e-10
 #: :func:`bounded_prices` prices again in long doubles when the doubles' rounding allowance is
 #: over this many :data:`GAP` of the bound: a tenth, so that the allowance takes at most a tenth
 #: of the stopping gap; lower prices more often in long doubles (twice the time of a pricing).
-#: ``tests/test_design_bound_rounding.py`` (the two-bump instance) checks the switch.
+#: ``tests/design/test_design_bound_rounding.py`` (the two-bump instance) checks the switch.
 WIDE_FROM = 0.1
 #: Outputs added per round, the most violated first: the master starts from the single best
 #: output at ``u = 0`` (:data:`FIRST`) and each round adds ``ceil(GROWTH * outputs so far)``,
