@@ -1,4 +1,5 @@
-"""``design`` and ``design_ldp``: optimal mechanisms, certified exactly feasible."""
+"""``design``, ``design_ldp`` and ``maximize_mutual_information``: optimal mechanisms, certified
+exactly feasible, each returned as the one :class:`.result.DesignResult`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ import numpy as np
 
 from .._categories import joint_shares
 from .._errors import InvalidInputError, SolverError
-from .._results import Result
-from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
-from ..leakage.measures import _mutual_information, mutual_information_terms
+from .._validation import as_flag, as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .budget import Budget
@@ -25,9 +24,10 @@ from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
 from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
-from .math.prior_scale import normalised, rescaled, rescaled_ceiling
+from .math.prior_scale import normalised
 from .releases import as_releases, design_for_releases
 from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
+from .result import DesignResult, design_result, utility_ceiling, utility_value
 from .search.coarse import (
     COARSE_MIN,
     LIFT_LOSS,
@@ -73,72 +73,6 @@ SEARCH_PRICINGS = 3.0
 FINISH_CERTIFICATES = 4.0
 
 
-@dataclass(frozen=True, repr=False)
-class DesignResult(Result):
-    """An optimal (or best found) mechanism and what is certified about it.
-
-    Attributes
-    ----------
-    mechanism : numpy.ndarray or Mechanism
-        N x M row-stochastic matrix, certified at the requested eps with no slack; a
-        :class:`~pmldesign.Mechanism` labelled by the index when the prior is a pandas Series.
-    utility : float
-        Its utility: mutual information in nats, or the expected gain
-        ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
-    upper_bound : float
-        Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
-        the repair when ``exact``), and never below the exact utility of ``mechanism``
-        (:func:`utility_ceiling`).
-    method : str
-        What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
-        box, LDP or a vertex set), "entry generation" (a linear gain near eps_max,
-        :mod:`.entry_master`), "compact LP over every output" (an interior point that ended
-        within the gap), "column generation" (mutual information) or "closed form" (the answer
-        without a search: the unconstrained optimum when eps is large enough, or for a diagonal
-        gain such as the identity on a prior, ball or box the fractional knapsack or randomized
-        response of :mod:`.diagonal_gain` when exact pricing certifies it), then the details
-        (e.g. "output generation: compact LP over 116 of 200 outputs (HiGHS, 23 rounds)"). The
-        search is the one the plan (:mod:`.search.plan`) names for the utility, the prior set
-        and the eps regime: the same inputs always run the same search.
-    solve_time : float
-        Wall-clock seconds, repair included.
-    exact : bool
-        Whether the certified gap ``upper_bound - utility`` is at most ``1e-9 * |utility|``
-        (relative; where ``|utility| < 1e-12``, at most ``1e-9 * 1e-12``):
-        :func:`.status.is_exact`. ``gap`` gives the figure.
-    epsilon : float
-        The certified eps (what ``eps`` asked for, as certified): PML for the prior, its
-        supremum over the ball (radius > 0) or the prior set, or the LDP epsilon
-        (:func:`design_ldp`); always ``<= eps``.
-    repair : float
-        Weight t of the output-independent mechanism mixed in by the repair (0: none needed,
-        or columns over their caps by solver tolerance were cut to them instead:
-        :func:`.repair.cut_to_caps`).
-    status : Status
-        How the search ended (a :class:`~pmldesign.Status`, equal to its string):
-        ``"optimal"`` (``exact``), ``"time limit"`` (best mechanism found by then,
-        ``exact=False``) or ``"certified gap"`` (the search ended with a certified gap above
-        the exact threshold, ``exact=False``; ``gap`` says how large).
-    """
-
-    _derived = ("gap",)
-
-    mechanism: np.ndarray
-    utility: float
-    upper_bound: float
-    method: str
-    solve_time: float
-    exact: bool
-    epsilon: float
-    repair: float
-    status: Status = Status.OPTIMAL
-
-    @property
-    def gap(self) -> float:
-        """``upper_bound - utility`` (at least 0)."""
-        return max(0.0, self.upper_bound - self.utility)
-
-
 def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray | None]:
     """Validate the utility choice: ``(kind, gain matrix or None)``.
 
@@ -160,59 +94,6 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
             f"gain: must be N x N = {n} x {n} (rows inputs, columns outputs), got {matrix.shape}"
         )
     return kind, matrix
-
-
-def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
-    """Mutual information (``gain=None``) or expected linear gain of a mechanism, the prior
-    read as ``prior / sum(prior)`` (:mod:`.math.prior_scale`)."""
-    if gain is None:
-        return rescaled(_mutual_information(mechanism, prior), prior, True)
-    # row by row, without the N x M products (0.43 s a call at N = 6000: page faults)
-    return rescaled(float(prior @ np.einsum("xy,xy->x", gain, mechanism)), prior, False)
-
-
-def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
-    """An upper bound, in exact arithmetic on the floats given, on the utility of
-    :func:`utility_value` (mutual information, ``gain=None``, or the expected gain
-    ``sum_x P(x) sum_y P(y|x) G[x, y]``): the floor every reported ``upper_bound`` is raised to.
-
-    The float value can be a few units of roundoff below the exact one (16 of 300 exact linear
-    designs at N = 2-8 reported an ``upper_bound`` up to 2.2e-16 below it). Error bounds in the
-    standard model (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)
-    and Lemma 3.1; ``u = 2^-53``, ``gamma_k = k u / (1 - k u)``):
-
-    * gain: each row sum of M products and the N-term dot product with the prior (one more
-      product) err by at most ``gamma_k sum |terms|``, ``k = N + M + 1``; ``sum |terms|`` is
-      computed the same way, within the same factor, so ``2 gamma_{k+1}`` of the computed one
-      covers it.
-    * mutual information: ``P_Y(y)`` (N positive products) and the ratio ``P(y|x) / P_Y(y)``
-      are within ``gamma_{N+2}`` relative, so the logarithm of the ratio is within
-      ``2 gamma_{N+2}`` absolute, plus ``4 u`` relative for the logarithm and the product with
-      the joint probability (numpy's ``log`` is within an ulp or two); the sum of the ``N M``
-      terms adds ``gamma_{NM}`` of ``sum |terms|``. So ``2 gamma_{N+3} sum joint +
-      2 gamma_{NM+8} sum |terms|`` covers it, the computed sums within the factor 2.
-
-    ``k`` absolute units of 2^-1074 cover products that underflow; four units of roundoff of
-    the result and one step up cover the last additions.
-    """
-    unit, tiny = np.finfo(float).eps / 2, np.finfo(float).smallest_subnormal
-
-    def gamma(k: int) -> float:
-        return k * unit / (1.0 - k * unit)
-
-    n, m = mechanism.shape
-    if gain is None:  # the terms once: their sum is the value (as utility_value)
-        joint, terms = mutual_information_terms(mechanism, prior)
-        value = max(0.0, float(np.sum(terms)))
-        slack = (2.0 * gamma(n + 3) * float(joint.sum())
-                 + 2.0 * gamma(n * m + 8) * float(np.abs(terms).sum()))
-    else:
-        value = float(prior @ np.einsum("xy,xy->x", gain, mechanism))
-        spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
-        slack = 2.0 * gamma(n + m + 2) * spread
-    ceiling = value + slack + (n * m + 8) * tiny
-    ceiling = float(np.nextafter(ceiling + 4.0 * unit * abs(ceiling), math.inf))
-    return rescaled_ceiling(ceiling, prior, gain is None)  # for the prior read as p / sum(p)
 
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
@@ -251,8 +132,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear", "estimation"} or None
         ``None``: "linear" if ``gain`` is given, else "mutual_information". "estimation":
-        least asymptotic MSE of the estimated shares (:class:`EstimationResult`,
-        docs/estimation-utility.md). Mutual information
+        least asymptotic MSE of the estimated shares (the result then has ``mse`` and
+        ``mse_lower_bound``, docs/estimation-utility.md). Mutual information
         over a vertex set enumerates lift vectors (small N; beyond, the enclosing box's design
         with the reference's bound), over a box enumerates them up to N ~ 17 and searches them
         beyond (see :func:`.maximize_mutual_information`).
@@ -327,29 +208,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
 
 
-@dataclass(frozen=True, repr=False)
-class EstimationResult(DesignResult):
-    """A design for ``utility="estimation"``: ``utility = -mse`` and ``upper_bound =
-    -mse_lower_bound``, so that ``upper_bound`` stays an upper bound on the utility (lower is
-    better for the MSE). ``mse`` is a certified upper bound on ``tr(W F^-1) - p^T W p`` of the
-    mechanism returned (n times its asymptotic weighted MSE), ``mse_lower_bound`` a certified
-    lower bound on the optimum's (:mod:`.estimation`)."""
-
-    _derived = ("gap", "mse", "mse_lower_bound")
-
-    @property
-    def mse(self) -> float:
-        """Certified upper bound on the mechanism's ``tr(W F^-1) - p^T W p``."""
-        return -self.utility
-
-    @property
-    def mse_lower_bound(self) -> float:
-        """Certified lower bound on the least ``tr(W F^-1) - p^T W p`` at this eps."""
-        return -self.upper_bound
-
-
 def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, weights: Any,
-                time_limit: float | None, prior: np.ndarray | None = None) -> EstimationResult:
+                time_limit: float | None, prior: np.ndarray | None = None) -> DesignResult:
     """``utility="estimation"`` over ``prior_set`` (or eps-LDP under ``prior``)."""
     from .estimation import as_weights, solve_estimation
 
@@ -359,13 +219,8 @@ def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, we
     reference = prior if ldp else prior_set.reference
     found = solve_estimation(prior_set, reference, eps, ldp=ldp,
                              weights=as_weights(weights, reference.size), time_limit=time_limit)
-    exact = is_exact(-found.mse_lower_bound, -found.mse)
-    return EstimationResult(
-        mechanism=found.mechanism, utility=-found.mse, upper_bound=-found.mse_lower_bound,
-        method=found.method, solve_time=time.perf_counter() - start, exact=exact,
-        epsilon=found.epsilon, repair=found.repair,
-        status=Status.OPTIMAL if exact else (
-            Status.TIME_LIMIT if found.status == Status.TIME_LIMIT else Status.GAP))
+    return design_result(found.mechanism, -found.mse, -found.mse_lower_bound, found.method,
+                         start, found.epsilon, found.repair, found.status, "estimation")
 
 
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
@@ -623,6 +478,73 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     return _labelled(result, prior, kind, eps, 0.0)
 
 
+def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
+                                ldp: bool = False,
+                                time_limit: float | None = None) -> DesignResult:
+    """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
+
+    :func:`design` with ``utility="mutual_information"`` (:func:`design_ldp` with ``ldp=True``):
+    the column generation of :mod:`.search.mutual_information`, its mechanism then finalised
+    (:func:`.repair.finalize`: cleaned, repaired by mixing where rounding puts it above eps,
+    certified with no slack), so it meets eps in exact arithmetic with the prior read as
+    ``prior / sum(prior)``; ``utility`` and ``exact`` are those of the finalised mechanism. At or
+    above epsilon_max of the prior (or set) the identity is optimal and is returned with an
+    :class:`~pmldesign.EpsilonMaxWarning`.
+
+    Parameters
+    ----------
+    prior : (N,) array_like or PriorSet
+        The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
+        :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
+        1 of 003), I(X; Y) under its ``reference``; a vertex set enumerates the vertices of its
+        lift polytope (:mod:`.set_vertices`) up to :data:`.SET_ENUMERATION_LIMIT` linear
+        systems (N ~ 14 for 3 vertices), beyond it the mechanism comes from the enclosing box
+        ``{Q >= min_k Q_k}`` and the bound from the reference alone (an open gap unless they
+        meet); a box too up to about N = 17, beyond by the branch and bound of
+        :mod:`.cone_lifts` (certified bound, possibly an open gap).
+    eps : float
+        Privacy budget, ``>= 0``.
+    radius : float, optional
+        l1 radius ``beta`` of the ball of priors (``0 <= beta < 2 min P^``, Proposition 2 of
+        003); 0 means the prior is known.
+    ldp : bool, optional
+        Design for eps-LDP instead (prior-free privacy; ``radius`` must be 0).
+    time_limit : float, optional
+        Seconds (``math.inf``: until the gap closes); when it runs out the best mechanism so far
+        is returned with a certified upper bound and ``exact=False``. ``None`` means
+        :data:`.search.mutual_information.DEFAULT_TIME_LIMIT` (N <= 20 usually finishes exactly
+        well within it).
+
+    Returns
+    -------
+    DesignResult
+        With ``objective="mutual_information"``: ``utility`` is I(X; Y) in nats.
+
+    Examples
+    --------
+    Example 1 of 003 (docs/extremal.md Sec. 6): first privacy region, MI = 0.0268223106 nats.
+
+    >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
+    >>> round(r.utility, 10), r.exact
+    (0.0268223106, True)
+
+    Over every prior above (0.2, 0.3, 0.1), I(X; Y) under the reference (0.333.., 0.433..,
+    0.233..): below the known-reference optimum, since the mechanism must suit the whole box.
+
+    >>> S = PriorSet.box([0.2, 0.3, 0.1])
+    >>> r = maximize_mutual_information(S, 0.5)
+    >>> r.exact, r.utility < maximize_mutual_information(S.reference, 0.5).utility
+    (True, True)
+    """
+    if as_flag(ldp, "ldp"):
+        if as_nonnegative(radius, "radius") > 0:
+            raise InvalidInputError(f"radius: must be 0 with ldp=True (eps-LDP holds for every "
+                                    f"prior), got {radius:.6g}")
+        return design_ldp(prior, eps, utility="mutual_information", time_limit=time_limit)
+    return design(prior, eps, radius=radius, utility="mutual_information",
+                  time_limit=time_limit)
+
+
 def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
               radius: float) -> DesignResult:
     """A pandas Series prior labels the mechanism (outputs too under a gain matrix)."""
@@ -756,28 +678,14 @@ def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.nda
 
 def _result(final: Finalized, prior: np.ndarray, gain: np.ndarray | None, bound: float,
             method: str, status: str, start: float, proved: bool = True) -> DesignResult:
-    """The :class:`DesignResult` of every design: ``final`` (the finalised mechanism), its
-    utility under ``prior``, ``bound`` (the search's certified bound) raised to
-    :func:`utility_ceiling` of the mechanism, and ``exact`` when the search's bound meets the
-    value of the mechanism returned (:func:`.status.is_exact`: the repair may cost utility;
-    judged on the search's bound, as the ceiling's allowance grows with N M) and, for mutual
-    information, the search ``proved`` it too. Exactness decides the status: a proved optimum
-    is :data:`Status.OPTIMAL` however the search stopped, else :data:`Status.TIME_LIMIT` when
-    the search's ``status`` says so, else :data:`Status.GAP`."""
-    value = utility_value(final.mechanism, prior, gain)
-    exact = proved and is_exact(float(bound), value)
-    return DesignResult(
-        mechanism=final.mechanism,
-        utility=value,
-        upper_bound=max(float(bound), utility_ceiling(final.mechanism, prior, gain)),
-        method=method,
-        solve_time=time.perf_counter() - start,
-        exact=bool(exact),
-        epsilon=final.epsilon,
-        repair=final.mixing,
-        status=Status.OPTIMAL if exact else (
-            Status.TIME_LIMIT if status == Status.TIME_LIMIT else Status.GAP),
-    )
+    """:func:`.result.design_result` of ``final`` (the finalised mechanism): its utility under
+    ``prior``, ``bound`` (the search's certified bound) raised to :func:`utility_ceiling` of
+    the mechanism; ``exact`` is judged on the search's bound (the repair may cost utility, and
+    the ceiling's allowance grows with N M)."""
+    return design_result(final.mechanism, utility_value(final.mechanism, prior, gain), bound,
+                         method, start, final.epsilon, final.mixing, status,
+                         "linear" if gain is not None else UTILITIES[0], proved,
+                         ceiling=utility_ceiling(final.mechanism, prior, gain))
 
 
 def _unconstrained(prior: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, float]:
