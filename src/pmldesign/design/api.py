@@ -227,8 +227,8 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
                time_limit: float | None) -> DesignResult:
     """Design over a validated prior set: the ball, single priors and a linear gain over a box
     by :func:`_solve`, a linear gain over a vertex set by the output generation of
-    :mod:`.set_outputs`, mutual information over a vertex set or a box by
-    :func:`_mutual_information_over_set`."""
+    :mod:`.set_outputs`, mutual information over a vertex set or a box by :func:`_search` and
+    :func:`_finish` with the set."""
     if prior_set.kind == "ball":
         return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
     if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
@@ -237,17 +237,21 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.reference
         return _solve(point, eps, 0.0, False, gain, time_limit)
     start = time.perf_counter()
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    budget = Budget.of(time_limit)
+    deadline = budget.end()
     reference = prior_set.reference
-    if gain is None:
-        return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
+    if gain is None:  # mutual information over a vertex or box set (:mod:`.set_vertices`)
+        found = _search(reference, eps, 0.0, False, None, time_limit, budget, prior_set)
+        final, method = _finish(found, reference, eps, 0.0, False, None, deadline, prior_set)
+        return _result(final, reference, None, found.upper_bound, method, found.status, start,
+                       proved=found.proved)
     free, free_value = _unconstrained(reference, gain)  # its value bounds every design
     clock = time.monotonic()
     leak = prior_set.capacity(free)
-    share = None if time_limit is None else max(0.0, min(
-        SOLVER_SHARE * time_limit,  # and the finish's certificates, timed as this one
-        deadline - time.monotonic() - FINISH_CERTIFICATES * (time.monotonic() - clock)))
-    found, method = _vertex_linear(prior_set, eps, gain, share, free, free_value, leak)
+    certificate = time.monotonic() - clock  # the finish's certificates are timed as this one
+    search = Budget(min(budget.share(SOLVER_SHARE).deadline,
+                        budget.deadline - FINISH_CERTIFICATES * certificate))
+    found, method = _vertex_linear(prior_set, eps, gain, search, free, free_value, leak)
 
     def refinalize(raw: np.ndarray) -> Finalized:
         return finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
@@ -272,7 +276,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     return _result(final, reference, gain, bound, method, found.status, start)
 
 
-def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit: float | None,
+def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, budget: Budget,
                    free: np.ndarray, free_value: float,
                    leak: float) -> tuple[LinearSolution, str]:
     """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
@@ -286,7 +290,6 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit
     start the search, and it is returned when it does better. ``free``, ``free_value``,
     ``leak``: the unconstrained optimum, its value (:func:`_unconstrained`) and its certified
     leakage over the set."""
-    start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
     if leak <= eps:
@@ -294,16 +297,14 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
     coarse = boxed = None
-    if (time_limit is not None and prior_set.size >= COARSE_MIN
+    if (budget.limited and prior_set.size >= COARSE_MIN
             and lifting_loss(weights, reference) <= LIFT_LOSS):
         with contextlib.suppress(SolverError):  # HiGHS failed on the runs: the search alone
-            coarse = coarse_set_linear_gain(weights, prior_set, eps, time_limit)
-    elif eps >= BOX_EPS or (time_limit is not None and prior_set.size >= COARSE_MIN
+            coarse = coarse_set_linear_gain(weights, prior_set, eps, budget)
+    elif eps >= BOX_EPS or (budget.limited and prior_set.size >= COARSE_MIN
                             and diagonal_values(weights) is not None):
-        boxed = _enclosing_box_design(prior_set, eps, gain,
-                                      None if time_limit is None else BOX_SHARE * time_limit)
-    left = None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
-    found, method = _vertex_search(prior_set, eps, weights, free_value, left,
+        boxed = _enclosing_box_design(prior_set, eps, gain, budget.share(BOX_SHARE))
+    found, method = _vertex_search(prior_set, eps, weights, free_value, budget,
                                    None if boxed is None else boxed.outputs)
     if boxed is not None and boxed.value > found.value:
         return (dataclasses.replace(found, mechanism=boxed.mechanism, value=boxed.value),
@@ -332,7 +333,7 @@ class _BoxDesign:
 
 
 def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
-                          time_limit: float | None) -> _BoxDesign | None:
+                          budget: Budget) -> _BoxDesign | None:
     """The linear-gain design for :meth:`.PriorSet.enclosing_box` (one cap row per output: the
     engine of a single prior, its plan and closed forms), valued under the vertex set's
     reference. The box holds the hull, so the design is feasible for it: a floor for the
@@ -343,8 +344,7 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
     if box.is_point:
         return None
     try:
-        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain,
-                                    Budget.of(time_limit), box)
+        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain, budget, box)
     except SolverError:
         return None
     used = np.flatnonzero(raw.max(axis=0) > 0)
@@ -352,7 +352,7 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
 
 
 def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
-                   time_limit: float | None,
+                   budget: Budget,
                    outputs: np.ndarray | None = None) -> tuple[LinearSolution, str]:
     """Output generation over a vertex set (:mod:`.set_outputs`); when that fails or stalls
     (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
@@ -362,11 +362,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     When both fail (or time runs out first), the best single output with ``free_value`` as its
     bound: this never raises, and :func:`_solve_set` then tries the unconstrained optimum
     repaired by mixing."""
-    start = time.monotonic()
     reference = prior_set.reference
-
-    def left() -> float | None:
-        return None if time_limit is None else time_limit - (time.monotonic() - start)
 
     def single(status: str, why: str) -> tuple[LinearSolution, str]:
         # the best single output, the unconstrained bound (the caller tries the unconstrained
@@ -379,8 +375,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     # rows of the search hold the whole set (outward=False), so the LP's bound holds for it
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
     try:
-        found = solve_set_outputs(weights, feasible, reference,
-                                  None if time_limit is None else max(0.0, left()), outputs)
+        found = solve_set_outputs(weights, feasible, reference, budget, outputs)
         if np.abs(found.mechanism.sum(axis=1) - 1.0).max() > ROW_SLACK:
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:
@@ -392,13 +387,12 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
     if found is not None and (found.status != Status.GAP or prior_set.size > SET_LP_MAX):
         return found, method
-    remaining = left()
-    if remaining is not None and remaining <= 0:
+    if budget.expired():
         if found is None:
             return single(Status.TIME_LIMIT, "output generation failed, out of time")
         return found, method
     try:
-        raw, value, bound = solve_set_lp(weights, feasible, remaining)
+        raw, value, bound = solve_set_lp(weights, feasible, budget.seconds())
     except SolverError as error:
         if found is None:  # HiGHS failed on both, or ran out of time
             timed_out = "time limit" in str(error).lower()
@@ -413,43 +407,6 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         return (LinearSolution(raw, value, min(bound, found.upper_bound)),
                 whole + ", after output generation stalled")
     return dataclasses.replace(found, upper_bound=min(bound, found.upper_bound)), method
-
-
-def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: float | None,
-                                 start: float, deadline: float | None) -> DesignResult:
-    """Mutual information over a vertex or box set (:mod:`.set_vertices`), finalised and
-    certified over the whole set."""
-    from .search.mutual_information import search_mutual_information
-
-    reference = prior_set.reference
-    lifted = None
-    if time_limit is not None and prior_set.size >= COARSE_MIN:  # a floor first, in a share
-        clock = time.monotonic()
-        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
-            lifted = coarse_mutual_information(reference, eps, 0.0, False, time_limit,
-                                               prior_set)
-        # the search over the set may overrun its limit by its first pricing and master
-        # (measured at N = 6000, a box: 8.9 s on 7.5 s), and the finish certifies and compares
-        # three candidates over the set: it gets SOLVER_SHARE of the time left
-        time_limit = SOLVER_SHARE * max(0.0, time_limit - (time.monotonic() - clock))
-    found = search_mutual_information(prior_set, eps, time_limit=time_limit)
-
-    def refinalize(raw: np.ndarray) -> Finalized:
-        return finalize(raw, reference, eps, prior_set=prior_set, score=_score(reference, None),
-                        deadline=deadline)
-
-    final = refinalize(found.mechanism)
-    method = found.method
-    if not found.exact:
-        final, method = _or_partition(final, reference, eps, 0.0, False, prior_set, method,
-                                      deadline)
-        if lifted is not None:
-            final, method = _or_candidate(
-                final, lifted.mechanism, _score(reference, None), refinalize, method,
-                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
-                "lifted, did better and is returned")
-    return _result(final, reference, None, found.upper_bound, method, found.status, start,
-                   proved=found.exact)
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
@@ -634,46 +591,88 @@ def _score(prior: np.ndarray, gain: np.ndarray | None):
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
            time_limit: float | None, prior_set: PriorSet | None = None) -> DesignResult:
     """Design for a prior, its ball, eps-LDP or (a linear gain only) a box ``prior_set`` whose
-    reference is ``prior``."""
+    reference is ``prior``: the search the plan names (:func:`_search`), the finish
+    (:func:`_finish`: the one finalisation and the floors), the result (:func:`_result`)."""
     start = time.perf_counter()
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    lifted = None
+    budget = Budget.of(time_limit)
+    found = _search(prior, eps, radius, ldp, gain, time_limit, budget, prior_set)
+    final, method = _finish(found, prior, eps, radius, ldp, gain, budget.end(), prior_set)
+    return _result(final, prior, gain, found.upper_bound, method, found.status, start,
+                   proved=found.proved)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A search's raw mechanism, its certified bound, method and status; ``proved`` whether the
+    search proved its optimum (a linear search's bound is judged by :func:`_result` alone), and
+    ``lifted`` the runs' design kept as a floor (mutual information under a time limit)."""
+
+    mechanism: np.ndarray
+    upper_bound: float
+    method: str
+    status: str
+    proved: bool = True
+    lifted: Any = None
+
+
+def _search(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
+            time_limit: float | None, budget: Budget,
+            prior_set: PriorSet | None = None) -> _Found:
+    """The search of :mod:`.search.plan` for the utility: a linear gain by :func:`_linear`,
+    mutual information by column generation (:mod:`.search.mutual_information`, over a vertex
+    or box ``prior_set`` too), after, under a time limit from :data:`.COARSE_MIN` inputs, the
+    design on runs of consecutive inputs as a floor (``time_limit=None``: the column
+    generation's own default limit)."""
     if gain is not None:
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain,
-                                             Budget.of(time_limit).share(SOLVER_SHARE), prior_set)
-    else:
-        from .search.mutual_information import search_mutual_information
+                                             budget.share(SOLVER_SHARE), prior_set)
+        return _Found(raw, bound, method, status)
+    from .search.mutual_information import search_mutual_information
 
-        if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
-            clock = time.monotonic()
-            with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
-                lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
-            time_limit = max(0.0, time_limit - (time.monotonic() - clock))
-        found = search_mutual_information(
-            prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
-        )
-        raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
-        status = found.status
-    # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = (_finalize_labelled(raw, prior, eps, radius, ldp, prior_set, gain, deadline)
-             if gain is not None else
-             finalize(raw, prior, eps, radius, ldp, score=_score(prior, None),
-                      deadline=deadline))
+    lifted, search = None, None if time_limit is None else budget
+    if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
+        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
+            lifted = coarse_mutual_information(prior, eps, radius, ldp, budget, prior_set)
+        if prior_set is not None:
+            # the search over the set may overrun its limit by its first pricing and master
+            # (measured at N = 6000, a box: 8.9 s on 7.5 s), and the finish certifies and
+            # compares three candidates over the set: it gets SOLVER_SHARE of the time left
+            search = budget.share(SOLVER_SHARE)
+    found = search_mutual_information(
+        prior if prior_set is None else prior_set, eps, radius=radius, ldp=ldp, budget=search)
+    return _Found(found.mechanism, found.upper_bound, found.method, found.status, found.exact,
+                  lifted)
+
+
+def _finish(found: _Found, prior: np.ndarray, eps: float, radius: float, ldp: bool,
+            gain: np.ndarray | None, deadline: float | None,
+            prior_set: PriorSet | None = None) -> tuple[Finalized, str]:
+    """The one finalisation of ``found`` (:func:`.repair.finalize`: outputs of a gain matrix
+    labelled, under mutual information unused ones dropped), then the floors: the best single
+    output for a linear gain; randomized response over a partition of the inputs and the runs'
+    design for mutual information the search did not prove optimal."""
     if gain is not None:
-        final, method = _or_one_output(
-            final, prior, gain, method,
+        final = _finalize_labelled(found.mechanism, prior, eps, radius, ldp, prior_set, gain,
+                                   deadline)
+        return _or_one_output(
+            final, prior, gain, found.method,
             lambda constant: _finalize_labelled(constant, prior, eps, radius, ldp, prior_set,
                                                 deadline=deadline))
-    elif not exact:
-        final, method = _or_partition(final, prior, eps, radius, ldp, None, method, deadline)
-        if lifted is not None:
-            final, method = _or_candidate(
-                final, lifted.mechanism, _score(prior, None),
-                lambda m: finalize(m, prior, eps, radius, ldp, deadline=deadline), method,
-                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
-                "lifted, did better and is returned")
-    return _result(final, prior, gain, bound, method, status, start,
-                   proved=gain is not None or exact)
+
+    def refinalize(raw: np.ndarray) -> Finalized:
+        return finalize(raw, prior, eps, radius, ldp, prior_set=prior_set,
+                        score=_score(prior, None), deadline=deadline)
+
+    final, method = refinalize(found.mechanism), found.method
+    if found.proved:
+        return final, method
+    final, method = _or_partition(final, prior, eps, radius, ldp, prior_set, method, deadline)
+    if found.lifted is not None:
+        final, method = _or_candidate(
+            final, found.lifted.mechanism, _score(prior, None), refinalize, method,
+            f"the design for {found.lifted.runs} runs of consecutive inputs "
+            f"({found.lifted.status}), lifted, did better and is returned")
+    return final, method
 
 
 def _result(final: Finalized, prior: np.ndarray, gain: np.ndarray | None, bound: float,

@@ -32,12 +32,13 @@ from typing import Any
 import numpy as np
 
 from ..._errors import InvalidInputError, SolverError
-from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_time_limit
+from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior
 from ...leakage import mutual_information
 from ...leakage.rounding import total_bounds
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from .._highs import cost_unit, new_highs
+from ..budget import Budget
 from ..math.feasible import FeasibleSet
 from ..math.prior_scale import normalised
 from ..status import EXACT_GAP, Status
@@ -53,6 +54,8 @@ _DEADLINE_SHARE = 0.97
 #: Share of the time given to the reference's own search (the bound) when a vertex set is
 #: beyond its enumeration (:func:`_between_box_and_reference`); it is usually exact in far less.
 _RELAXATION_SHARE = 0.3
+#: ... and at least this many seconds (a first master and pricing at small N) when time is short.
+_RELAXATION_FLOOR = 1e-3
 _EXACT_GAP = EXACT_GAP  # this search's absolute exactness gap (the design's is relative)
 # the column generation stops at this certified gap: the exactness gap less a margin for the
 # mechanism's utility against the master's value (measured: at most 2.6e-12 apart over 156
@@ -106,14 +109,14 @@ class MISearch:
 
 
 def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
-                              ldp: bool = False,
-                              time_limit: float | None = None) -> MISearch:
+                              ldp: bool = False, budget: Budget | None = None) -> MISearch:
     """The column generation of :func:`pmldesign.maximize_mutual_information` (same
-    arguments), its mechanism raw (:class:`MISearch`): :func:`pmldesign.design` finalises it.
+    arguments; ``budget`` the time, ``None``: :data:`DEFAULT_TIME_LIMIT` from now), its
+    mechanism raw (:class:`MISearch`): :func:`pmldesign.design` finalises it.
     """
-    start = time.monotonic()
     eps = as_nonnegative(eps, "eps")
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
+    budget = Budget.of(DEFAULT_TIME_LIMIT) if budget is None else budget
+    search = budget.share(_DEADLINE_SHARE)
     ldp = as_flag(ldp, "ldp")
     if isinstance(prior, PriorSet):
         prior_set = as_prior_set(prior, radius)
@@ -121,9 +124,8 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
             point = prior_set.reference if ldp or prior_set.kind == "ball" else (
                 prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower)
             beta = 0.0 if ldp else (prior_set.radius or 0.0)
-            return search_mutual_information(point, eps, radius=beta, ldp=ldp,
-                                             time_limit=time_limit)
-        return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
+            return search_mutual_information(point, eps, radius=beta, ldp=ldp, budget=budget)
+        return _over_set(prior_set, eps, search)
     vector = as_prior(prior)
     beta = as_radius(radius, vector)
     vector, beta = normalised(vector, beta)  # searched as the certificates read it, p / sum p
@@ -139,15 +141,14 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if not ldp and eps >= -math.log(float(vector.min()) - 0.5 * beta):
         return _identity(vector)
-    budget = min(eps, _MAX_LDP_EPS)
-    families = _families(vector, budget, beta, ldp)
+    searched = min(eps, _MAX_LDP_EPS)  # the privacy budget the lift vectors are built for
+    families = _families(vector, searched, beta, ldp)
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
     # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X):
     # certified bounds from the start
     ceiling = min(eps, entropy_ceiling(vector))
-    found = _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
-                               ceiling, budget)
-    return found if budget == eps else _at_smaller_budget(found, ceiling)
+    found = _column_generation(vector, families, search.deadline, ceiling, searched)
+    return found if searched == eps else _at_smaller_budget(found, ceiling)
 
 
 def _at_smaller_budget(found: MISearch, ceiling: float) -> MISearch:
@@ -189,18 +190,19 @@ def _identity(prior: np.ndarray) -> MISearch:
                     "I(X; Y) = H(X))", True, 0, prior.size)
 
 
-def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MISearch:
-    """Column generation over the enumerated lift vectors of a vertex or box set; beyond the
-    enumeration limit, for a box over the cone-lift family of :mod:`.cone_lifts`, for a vertex
-    set :func:`_between_box_and_reference`."""
+def _over_set(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
+    """Column generation over the enumerated lift vectors of a vertex or box set, within
+    ``budget``; beyond the enumeration limit, for a box over the cone-lift family of
+    :mod:`.cone_lifts`, for a vertex set :func:`_between_box_and_reference`."""
     reference = prior_set.reference
+    deadline = budget.deadline
     if eps == 0.0:
         return MISearch(np.ones((reference.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if eps >= prior_set.epsilon_max:
         return _identity(reference)
     if eps > _MAX_LDP_EPS:
-        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, deadline),
+        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, budget),
                                   min(eps, entropy_ceiling(reference)))
     # a box's slack as the floats give it (the bound must hold for every feasible column)
     feasible = FeasibleSet.for_set(prior_set, eps, outward=False)
@@ -210,13 +212,13 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MISearch:
         family = ConeLiftFamily(reference, feasible.cone())
         return _column_generation(reference, [family], deadline, eps, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
-        return _between_box_and_reference(prior_set, eps, deadline)
+        return _between_box_and_reference(prior_set, eps, budget)
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
     family = SetFamily(reference, feasible, deadline)
     return _column_generation(reference, [family], deadline, eps, eps, owner)
 
 
-def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float) -> MISearch:
+def _between_box_and_reference(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
     """A vertex set beyond the enumeration of its lift polytope: the bound of the reference
     ``R`` alone (a member of the set, so every mechanism of the set is feasible for it) and the
     better of two mechanisms feasible for the set, all measured under ``R``:
@@ -232,16 +234,15 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
     :data:`_RELAXATION_SHARE` of the time each."""
     reference = prior_set.reference
     rows = prior_set.vertices / prior_set.vertices.sum(axis=1, keepdims=True)
-
-    def share() -> float:
-        return max(1e-3, _RELAXATION_SHARE * (deadline - time.monotonic()))
-
-    relaxed = search_mutual_information(reference, eps, time_limit=share())
+    deadline = budget.deadline
+    relaxed = search_mutual_information(reference, eps,
+                                        budget=budget.share(_RELAXATION_SHARE, _RELAXATION_FLOOR))
     # outward: the logarithms' rounding, and the final certificate re-checks over the set
     shift = float(np.max(np.log(reference[None, :] / rows))) * (1.0 + 1e-12) + 1e-15
     best, how = None, ""
     if eps > shift:
-        best = search_mutual_information(reference, eps - shift, time_limit=share())
+        best = search_mutual_information(reference, eps - shift,
+                                         budget=budget.share(_RELAXATION_SHARE, _RELAXATION_FLOOR))
         how = f"the reference's design at eps - {shift:.3g} ({best.method})"
     if best is None or relaxed.upper_bound - best.utility > _EXACT_GAP:
         box = prior_set.enclosing_box()
