@@ -188,6 +188,13 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     >>> round(r.utility, 6), bool(r.epsilon <= np.log(1.5))
     (0.71087, True)
     """
+    return _design(prior, eps, radius, utility, gain, time_limit, weights, releases)
+
+
+def _design(prior: Any, eps: float, radius: float, utility: str | None, gain: Any,
+            time_limit: float | None, weights: Any, releases: int) -> DesignResult:
+    """:func:`design` (the same arguments), called by the public function the user called:
+    its warning at eps_max points at the user's line."""
     prior = joint_shares(prior)
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
@@ -200,7 +207,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
                                  time_limit=time_limit, weights=weights),
             prior_set if not prior_set.is_point else prior_set.reference, eps, releases)
     warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
-                    "the identity)")
+                    "the identity)", stacklevel=4)
     if kind == "estimation" or weights is not None:
         result = _estimation(prior_set, eps, False, kind, weights, as_time_limit(time_limit))
     else:
@@ -498,8 +505,7 @@ def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
             raise InvalidInputError(f"radius: must be 0 with ldp=True (eps-LDP holds for every "
                                     f"prior), got {radius:.6g}")
         return design_ldp(prior, eps, utility="mutual_information", time_limit=time_limit)
-    return design(prior, eps, radius=radius, utility="mutual_information",
-                  time_limit=time_limit)
+    return _design(prior, eps, radius, "mutual_information", None, time_limit, None, 1)
 
 
 def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
