@@ -112,3 +112,9 @@ def test_a_zero_weight_of_the_section_costs_no_mass():
     exact = _oracle(multipliers, weights, cone)
     found = exact_bound(multipliers, weights, cone)
     assert exact <= Fraction(found) <= exact + 4 * Fraction(math.ulp(float(exact)))
+
+
+def test_non_finite_inputs_leave_the_float_bound_standing():
+    cone = make_cone(np.array([0.5, 0.5]), math.log(1.5), 0.0, 2)
+    assert exact_bound(np.array([math.inf, 0.0]), np.eye(2) / 2, cone) == math.inf
+    assert exact_bound(np.zeros(2), np.array([[math.nan, 0.0], [0.0, 1.0]]), cone) == math.inf

@@ -33,7 +33,12 @@ EXACT_MAX = 200
 
 
 def exact_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone) -> float:
-    """``sum u + max(0, max_y h_y(u))`` in exact arithmetic on the floats given, rounded up.
+    """``sum u + max(0, max_y h_y(u))`` in exact arithmetic on the floats given, rounded up
+    (``inf`` for non-finite inputs or ``a <= 0``).
+
+    Every candidate is the maximum of a relaxation of the section at its ``lo`` (the knapsack
+    may fill every item), so a candidate that is not itself in the section only raises the
+    bound: the bound holds for either sign of ``d``.
 
     Examples
     --------
@@ -42,6 +47,10 @@ def exact_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone) -> flo
     >>> exact_bound(np.array([0.375, 0.375]), np.eye(2) / 2, cone)  # randomized response
     0.7500000000000001
     """
+    scalars = np.array([cone.a, cone.b, cone.d])
+    if not (cone.a > 0 and np.isfinite(scalars).all() and np.isfinite(multipliers).all()
+            and np.isfinite(cone.nu).all() and np.isfinite(weights).all()):
+        return math.inf  # no exact evaluation: the float bound stands
     shift = _common_shift(multipliers, weights, cone)
     u = _integers(multipliers, shift)
     nu = _integers(cone.nu, shift)
