@@ -27,9 +27,11 @@ import numpy as np
 from ..math.feasible import Cone
 
 #: Largest N at which :func:`exact_bound` is tried: it costs about N^2 integer quotients
-#: (measured: 0.05 s at N = 73, 0.2 s at N = 150) against a bound sharp to one rounding.
-#: Re-tuned by ``tests/test_design_tiny_optima.py``'s sizes and ``benchmarks/bench_design.py``.
-EXACT_MAX = 200
+#: (measured: 0.05 s at N = 73, 0.09 s at N = 150, 0.5 s at N = 200 on a loaded machine, 18x
+#: a float pricing) against a bound sharp to one rounding; at N = 200 that is most of a
+#: design's time. Re-tuned with ``tests/test_design_tiny_optima.py``'s sizes against
+#: ``benchmarks/bench_design_lp.py``.
+EXACT_MAX = 150
 
 
 def exact_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone) -> float:
