@@ -73,7 +73,7 @@ def _row(n: int, eps: float, limit: float) -> Result:
     else:
         target, ok = "certified gap reported", result.upper_bound >= result.utility
     note = (f"MI {result.utility:.6f}, bound {result.upper_bound:.6f}, rel. gap {gap:.1e}, "
-            f"{result.iterations} LPs, {result.columns} columns")
+            f"{result.status}")
     name = f"MI design N={n} eps={eps:g} budget {limit:g}s"
     return Result(name, ours, baseline, base_s, target, ok, note)
 

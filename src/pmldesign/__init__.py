@@ -23,7 +23,7 @@ from ._errors import (
 #: ``import pmldesign`` loads no numerics and ``pmldesign --help`` only what it shows.
 _NAMES = {
     "design": ("Comparison", "Contender", "DesignResult", "EstimationComparison",
-               "EstimationContender", "MIResult", "Status", "binary_mechanism",
+               "EstimationContender", "Status", "binary_mechanism",
                "compare", "design", "design_ldp", "extremal_mechanism", "ldp_polytope",
                "maximize_mutual_information", "pml_polytope", "randomized_response",
                "rr_for_pml"),
@@ -105,7 +105,6 @@ __all__ = [
     "Guarantee",
     "IdentifiabilityWarning",
     "InvalidInputError",
-    "MIResult",
     "Mechanism",
     "PMLError",
     "PriorSet",

@@ -205,14 +205,15 @@ def _hurry_the_search_over(n: int, monkeypatch) -> None:
     """The mutual-information search over ``n`` inputs (a prior or a set) stops at once; the
     runs' designs (16 runs) keep their time."""
     search = importlib.import_module("pmldesign.design.search.mutual_information")
-    original = search.maximize_mutual_information
+    budget = importlib.import_module("pmldesign.design.budget")
+    original = search.search_mutual_information
 
     def hurried(target, eps, **options):
         if (target.size if isinstance(target, pml.PriorSet) else len(target)) == n:
-            options["time_limit"] = 1e-3
+            options["budget"] = budget.Budget.of(1e-3)
         return original(target, eps, **options)
 
-    monkeypatch.setattr(search, "maximize_mutual_information", hurried)
+    monkeypatch.setattr(search, "search_mutual_information", hurried)
     monkeypatch.setattr(coarse, "MI_RUNS", (16,))
 
 

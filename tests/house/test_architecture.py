@@ -104,7 +104,7 @@ DESIGN_LAYERS = {
     "math": 1, "formulation": 2,
     "repair": 3, "closed_form": 3.5,
     "search": 4, "estimation": 4.2, "releases": 4.5,
-    "api": 5, "oracles": 5.5, "compare": 6, "__init__": 7,
+    "result": 4.8, "api": 5, "oracles": 5.5, "compare": 6, "__init__": 7,
 }
 
 

@@ -24,9 +24,10 @@ The folders show the architecture:
   generation over lift vectors; the last enumerates them for vertex and box sets);
 * the finish and the front, at the top: :mod:`.repair` (clean, repair, re-certify: the one
   finalisation of every mechanism returned), the closed forms it finalises
-  (:mod:`.closed_form`: optimal mechanisms and calibrated randomized response), :mod:`.api`
-  (``design``, ``design_ldp``), :mod:`.compare`. Nothing imports a layer above its own
-  (``tests/house/test_architecture.py``).
+  (:mod:`.closed_form`: optimal mechanisms and calibrated randomized response), the one result
+  of every design (:mod:`.result`: :class:`DesignResult`), :mod:`.api` (``design``,
+  ``design_ldp``, ``maximize_mutual_information``), :mod:`.compare`. Nothing imports a layer
+  above its own (``tests/house/test_architecture.py``).
 
 Vocabulary: ``e_eps`` is ``e^eps``; a *lift vector* is a column divided by its output
 probability (:mod:`.search.mutual_information`); a *floor* is a linear lower bound on
@@ -35,12 +36,12 @@ gives; the *master* is the LP over the columns found so far and *pricing* the se
 entering columns with a certified bound (:mod:`.search.engine`).
 """
 
-from .api import DesignResult, design, design_ldp
+from .api import design, design_ldp, maximize_mutual_information
 from .closed_form import binary_mechanism, extremal_mechanism, randomized_response, rr_for_pml
 from .compare import Comparison, Contender, compare
 from .formulation.polytope import ldp_polytope, pml_polytope
 from .oracles import EstimationComparison, EstimationContender
-from .search.mutual_information import MIResult, maximize_mutual_information
+from .result import DesignResult
 from .status import Status
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "DesignResult",
     "EstimationComparison",
     "EstimationContender",
-    "MIResult",
     "Status",
     "binary_mechanism",
     "compare",

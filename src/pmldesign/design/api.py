@@ -1,4 +1,5 @@
-"""``design`` and ``design_ldp``: optimal mechanisms, certified exactly feasible."""
+"""``design``, ``design_ldp`` and ``maximize_mutual_information``: optimal mechanisms, certified
+exactly feasible, each returned as the one :class:`.result.DesignResult`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ import numpy as np
 
 from .._categories import joint_shares
 from .._errors import InvalidInputError, SolverError
-from .._results import Result
-from .._validation import as_float_array, as_nonnegative, as_prior, as_time_limit
-from ..leakage.measures import _mutual_information, mutual_information_terms
+from .._validation import as_flag, as_float_array, as_nonnegative, as_prior, as_time_limit
 from ..mechanism import labelled
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .budget import Budget
@@ -25,9 +24,10 @@ from .formulation.set_lp import solve_set_lp
 from .math.diagonal_gain import diagonal_values
 from .math.eps_max import warn_at_eps_max
 from .math.feasible import FeasibleSet
-from .math.prior_scale import normalised, rescaled, rescaled_ceiling
+from .math.prior_scale import normalised
 from .releases import as_releases, design_for_releases
 from .repair import ROW_SLACK, Finalized, finalize, guarantee, partition_floor
+from .result import DesignResult, design_result, utility_ceiling, utility_value
 from .search.coarse import (
     COARSE_MIN,
     LIFT_LOSS,
@@ -73,72 +73,6 @@ SEARCH_PRICINGS = 3.0
 FINISH_CERTIFICATES = 4.0
 
 
-@dataclass(frozen=True, repr=False)
-class DesignResult(Result):
-    """An optimal (or best found) mechanism and what is certified about it.
-
-    Attributes
-    ----------
-    mechanism : numpy.ndarray or Mechanism
-        N x M row-stochastic matrix, certified at the requested eps with no slack; a
-        :class:`~pmldesign.Mechanism` labelled by the index when the prior is a pandas Series.
-    utility : float
-        Its utility: mutual information in nats, or the expected gain
-        ``sum_x P(x) sum_y P(y|x) G[x, y]`` for a linear gain.
-    upper_bound : float
-        Certified upper bound on the optimal utility (equal to ``utility`` up to rounding and
-        the repair when ``exact``), and never below the exact utility of ``mechanism``
-        (:func:`utility_ceiling`).
-    method : str
-        What ran, starting with the engine: "output generation" (linear gain, fixed prior, ball,
-        box, LDP or a vertex set), "entry generation" (a linear gain near eps_max,
-        :mod:`.entry_master`), "compact LP over every output" (an interior point that ended
-        within the gap), "column generation" (mutual information) or "closed form" (the answer
-        without a search: the unconstrained optimum when eps is large enough, or for a diagonal
-        gain such as the identity on a prior, ball or box the fractional knapsack or randomized
-        response of :mod:`.diagonal_gain` when exact pricing certifies it), then the details
-        (e.g. "output generation: compact LP over 116 of 200 outputs (HiGHS, 23 rounds)"). The
-        search is the one the plan (:mod:`.search.plan`) names for the utility, the prior set
-        and the eps regime: the same inputs always run the same search.
-    solve_time : float
-        Wall-clock seconds, repair included.
-    exact : bool
-        Whether the certified gap ``upper_bound - utility`` is at most ``1e-9 * |utility|``
-        (relative; where ``|utility| < 1e-12``, at most ``1e-9 * 1e-12``):
-        :func:`.status.is_exact`. ``gap`` gives the figure.
-    epsilon : float
-        The certified eps (what ``eps`` asked for, as certified): PML for the prior, its
-        supremum over the ball (radius > 0) or the prior set, or the LDP epsilon
-        (:func:`design_ldp`); always ``<= eps``.
-    repair : float
-        Weight t of the output-independent mechanism mixed in by the repair (0: none needed,
-        or columns over their caps by solver tolerance were cut to them instead:
-        :func:`.repair.cut_to_caps`).
-    status : Status
-        How the search ended (a :class:`~pmldesign.Status`, equal to its string):
-        ``"optimal"`` (``exact``), ``"time limit"`` (best mechanism found by then,
-        ``exact=False``) or ``"certified gap"`` (the search ended with a certified gap above
-        the exact threshold, ``exact=False``; ``gap`` says how large).
-    """
-
-    _derived = ("gap",)
-
-    mechanism: np.ndarray
-    utility: float
-    upper_bound: float
-    method: str
-    solve_time: float
-    exact: bool
-    epsilon: float
-    repair: float
-    status: Status = Status.OPTIMAL
-
-    @property
-    def gap(self) -> float:
-        """``upper_bound - utility`` (at least 0)."""
-        return max(0.0, self.upper_bound - self.utility)
-
-
 def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray | None]:
     """Validate the utility choice: ``(kind, gain matrix or None)``.
 
@@ -160,59 +94,6 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
             f"gain: must be N x N = {n} x {n} (rows inputs, columns outputs), got {matrix.shape}"
         )
     return kind, matrix
-
-
-def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
-    """Mutual information (``gain=None``) or expected linear gain of a mechanism, the prior
-    read as ``prior / sum(prior)`` (:mod:`.math.prior_scale`)."""
-    if gain is None:
-        return rescaled(_mutual_information(mechanism, prior), prior, True)
-    # row by row, without the N x M products (0.43 s a call at N = 6000: page faults)
-    return rescaled(float(prior @ np.einsum("xy,xy->x", gain, mechanism)), prior, False)
-
-
-def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
-    """An upper bound, in exact arithmetic on the floats given, on the utility of
-    :func:`utility_value` (mutual information, ``gain=None``, or the expected gain
-    ``sum_x P(x) sum_y P(y|x) G[x, y]``): the floor every reported ``upper_bound`` is raised to.
-
-    The float value can be a few units of roundoff below the exact one (16 of 300 exact linear
-    designs at N = 2-8 reported an ``upper_bound`` up to 2.2e-16 below it). Error bounds in the
-    standard model (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)
-    and Lemma 3.1; ``u = 2^-53``, ``gamma_k = k u / (1 - k u)``):
-
-    * gain: each row sum of M products and the N-term dot product with the prior (one more
-      product) err by at most ``gamma_k sum |terms|``, ``k = N + M + 1``; ``sum |terms|`` is
-      computed the same way, within the same factor, so ``2 gamma_{k+1}`` of the computed one
-      covers it.
-    * mutual information: ``P_Y(y)`` (N positive products) and the ratio ``P(y|x) / P_Y(y)``
-      are within ``gamma_{N+2}`` relative, so the logarithm of the ratio is within
-      ``2 gamma_{N+2}`` absolute, plus ``4 u`` relative for the logarithm and the product with
-      the joint probability (numpy's ``log`` is within an ulp or two); the sum of the ``N M``
-      terms adds ``gamma_{NM}`` of ``sum |terms|``. So ``2 gamma_{N+3} sum joint +
-      2 gamma_{NM+8} sum |terms|`` covers it, the computed sums within the factor 2.
-
-    ``k`` absolute units of 2^-1074 cover products that underflow; four units of roundoff of
-    the result and one step up cover the last additions.
-    """
-    unit, tiny = np.finfo(float).eps / 2, np.finfo(float).smallest_subnormal
-
-    def gamma(k: int) -> float:
-        return k * unit / (1.0 - k * unit)
-
-    n, m = mechanism.shape
-    if gain is None:  # the terms once: their sum is the value (as utility_value)
-        joint, terms = mutual_information_terms(mechanism, prior)
-        value = max(0.0, float(np.sum(terms)))
-        slack = (2.0 * gamma(n + 3) * float(joint.sum())
-                 + 2.0 * gamma(n * m + 8) * float(np.abs(terms).sum()))
-    else:
-        value = float(prior @ np.einsum("xy,xy->x", gain, mechanism))
-        spread = float(prior @ np.einsum("xy,xy->x", np.abs(gain), mechanism))
-        slack = 2.0 * gamma(n + m + 2) * spread
-    ceiling = value + slack + (n * m + 8) * tiny
-    ceiling = float(np.nextafter(ceiling + 4.0 * unit * abs(ceiling), math.inf))
-    return rescaled_ceiling(ceiling, prior, gain is None)  # for the prior read as p / sum(p)
 
 
 def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
@@ -251,8 +132,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
         l1 radius beta, ``0 <= beta < 2 min prior`` (a shortcut for ``PriorSet.ball``).
     utility : {"mutual_information", "linear", "estimation"} or None
         ``None``: "linear" if ``gain`` is given, else "mutual_information". "estimation":
-        least asymptotic MSE of the estimated shares (:class:`EstimationResult`,
-        docs/estimation-utility.md). Mutual information
+        least asymptotic MSE of the estimated shares (the result then has ``mse`` and
+        ``mse_lower_bound``, docs/estimation-utility.md). Mutual information
         over a vertex set enumerates lift vectors (small N; beyond, the enclosing box's design
         with the reference's bound), over a box enumerates them up to N ~ 17 and searches them
         beyond (see :func:`.maximize_mutual_information`).
@@ -307,6 +188,13 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     >>> round(r.utility, 6), bool(r.epsilon <= np.log(1.5))
     (0.71087, True)
     """
+    return _design(prior, eps, radius, utility, gain, time_limit, weights, releases)
+
+
+def _design(prior: Any, eps: float, radius: float, utility: str | None, gain: Any,
+            time_limit: float | None, weights: Any, releases: int) -> DesignResult:
+    """:func:`design` (the same arguments), called by the public function the user called:
+    its warning at eps_max points at the user's line."""
     prior = joint_shares(prior)
     prior_set = as_prior_set(prior, radius)
     eps = as_nonnegative(eps, "eps")
@@ -319,7 +207,7 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
                                  time_limit=time_limit, weights=weights),
             prior_set if not prior_set.is_point else prior_set.reference, eps, releases)
     warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
-                    "the identity)")
+                    "the identity)", stacklevel=4)
     if kind == "estimation" or weights is not None:
         result = _estimation(prior_set, eps, False, kind, weights, as_time_limit(time_limit))
     else:
@@ -327,29 +215,8 @@ def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None =
     return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
 
 
-@dataclass(frozen=True, repr=False)
-class EstimationResult(DesignResult):
-    """A design for ``utility="estimation"``: ``utility = -mse`` and ``upper_bound =
-    -mse_lower_bound``, so that ``upper_bound`` stays an upper bound on the utility (lower is
-    better for the MSE). ``mse`` is a certified upper bound on ``tr(W F^-1) - p^T W p`` of the
-    mechanism returned (n times its asymptotic weighted MSE), ``mse_lower_bound`` a certified
-    lower bound on the optimum's (:mod:`.estimation`)."""
-
-    _derived = ("gap", "mse", "mse_lower_bound")
-
-    @property
-    def mse(self) -> float:
-        """Certified upper bound on the mechanism's ``tr(W F^-1) - p^T W p``."""
-        return -self.utility
-
-    @property
-    def mse_lower_bound(self) -> float:
-        """Certified lower bound on the least ``tr(W F^-1) - p^T W p`` at this eps."""
-        return -self.upper_bound
-
-
 def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, weights: Any,
-                time_limit: float | None, prior: np.ndarray | None = None) -> EstimationResult:
+                time_limit: float | None, prior: np.ndarray | None = None) -> DesignResult:
     """``utility="estimation"`` over ``prior_set`` (or eps-LDP under ``prior``)."""
     from .estimation import as_weights, solve_estimation
 
@@ -359,21 +226,16 @@ def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, we
     reference = prior if ldp else prior_set.reference
     found = solve_estimation(prior_set, reference, eps, ldp=ldp,
                              weights=as_weights(weights, reference.size), time_limit=time_limit)
-    exact = is_exact(-found.mse_lower_bound, -found.mse)
-    return EstimationResult(
-        mechanism=found.mechanism, utility=-found.mse, upper_bound=-found.mse_lower_bound,
-        method=found.method, solve_time=time.perf_counter() - start, exact=exact,
-        epsilon=found.epsilon, repair=found.repair,
-        status=Status.OPTIMAL if exact else (
-            Status.TIME_LIMIT if found.status == Status.TIME_LIMIT else Status.GAP))
+    return design_result(found.mechanism, -found.mse, -found.mse_lower_bound, found.method,
+                         start, found.epsilon, found.repair, found.status, "estimation")
 
 
 def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
                time_limit: float | None) -> DesignResult:
     """Design over a validated prior set: the ball, single priors and a linear gain over a box
     by :func:`_solve`, a linear gain over a vertex set by the output generation of
-    :mod:`.set_outputs`, mutual information over a vertex set or a box by
-    :func:`_mutual_information_over_set`."""
+    :mod:`.set_outputs`, mutual information over a vertex set or a box by :func:`_search` and
+    :func:`_finish` with the set."""
     if prior_set.kind == "ball":
         return _solve(prior_set.center, eps, prior_set.radius, False, gain, time_limit)
     if prior_set.kind == "box" and gain is not None:  # certified by the box's own floors
@@ -382,17 +244,21 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
         point = prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.reference
         return _solve(point, eps, 0.0, False, gain, time_limit)
     start = time.perf_counter()
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    budget = Budget.of(time_limit)
+    deadline = budget.end()
     reference = prior_set.reference
-    if gain is None:
-        return _mutual_information_over_set(prior_set, eps, time_limit, start, deadline)
+    if gain is None:  # mutual information over a vertex or box set (:mod:`.set_vertices`)
+        found = _search(reference, eps, 0.0, False, None, time_limit, budget, prior_set)
+        final, method = _finish(found, reference, eps, 0.0, False, None, deadline, prior_set)
+        return _result(final, reference, None, found.upper_bound, method, found.status, start,
+                       proved=found.proved)
     free, free_value = _unconstrained(reference, gain)  # its value bounds every design
     clock = time.monotonic()
     leak = prior_set.capacity(free)
-    share = None if time_limit is None else max(0.0, min(
-        SOLVER_SHARE * time_limit,  # and the finish's certificates, timed as this one
-        deadline - time.monotonic() - FINISH_CERTIFICATES * (time.monotonic() - clock)))
-    found, method = _vertex_linear(prior_set, eps, gain, share, free, free_value, leak)
+    certificate = time.monotonic() - clock  # the finish's certificates are timed as this one
+    search = Budget(min(budget.share(SOLVER_SHARE).deadline,
+                        budget.deadline - FINISH_CERTIFICATES * certificate))
+    found, method = _vertex_linear(prior_set, eps, gain, search, free, free_value, leak)
 
     def refinalize(raw: np.ndarray) -> Finalized:
         return finalize(raw, reference, eps, labelled=True, prior_set=prior_set,
@@ -417,7 +283,7 @@ def _solve_set(prior_set: PriorSet, eps: float, gain: np.ndarray | None,
     return _result(final, reference, gain, bound, method, found.status, start)
 
 
-def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit: float | None,
+def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, budget: Budget,
                    free: np.ndarray, free_value: float,
                    leak: float) -> tuple[LinearSolution, str]:
     """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
@@ -431,7 +297,6 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit
     start the search, and it is returned when it does better. ``free``, ``free_value``,
     ``leak``: the unconstrained optimum, its value (:func:`_unconstrained`) and its certified
     leakage over the set."""
-    start = time.monotonic()
     reference = prior_set.reference
     weights = reference[:, None] * gain
     if leak <= eps:
@@ -439,16 +304,14 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, time_limit
             "closed form: the unconstrained optimum (eps is at least its certified leakage over "
             "the set, e.g. eps >= epsilon_max: the PML constraint is inactive)")
     coarse = boxed = None
-    if (time_limit is not None and prior_set.size >= COARSE_MIN
+    if (budget.limited and prior_set.size >= COARSE_MIN
             and lifting_loss(weights, reference) <= LIFT_LOSS):
         with contextlib.suppress(SolverError):  # HiGHS failed on the runs: the search alone
-            coarse = coarse_set_linear_gain(weights, prior_set, eps, time_limit)
-    elif eps >= BOX_EPS or (time_limit is not None and prior_set.size >= COARSE_MIN
+            coarse = coarse_set_linear_gain(weights, prior_set, eps, budget)
+    elif eps >= BOX_EPS or (budget.limited and prior_set.size >= COARSE_MIN
                             and diagonal_values(weights) is not None):
-        boxed = _enclosing_box_design(prior_set, eps, gain,
-                                      None if time_limit is None else BOX_SHARE * time_limit)
-    left = None if time_limit is None else max(0.0, time_limit - (time.monotonic() - start))
-    found, method = _vertex_search(prior_set, eps, weights, free_value, left,
+        boxed = _enclosing_box_design(prior_set, eps, gain, budget.share(BOX_SHARE))
+    found, method = _vertex_search(prior_set, eps, weights, free_value, budget,
                                    None if boxed is None else boxed.outputs)
     if boxed is not None and boxed.value > found.value:
         return (dataclasses.replace(found, mechanism=boxed.mechanism, value=boxed.value),
@@ -477,7 +340,7 @@ class _BoxDesign:
 
 
 def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
-                          time_limit: float | None) -> _BoxDesign | None:
+                          budget: Budget) -> _BoxDesign | None:
     """The linear-gain design for :meth:`.PriorSet.enclosing_box` (one cap row per output: the
     engine of a single prior, its plan and closed forms), valued under the vertex set's
     reference. The box holds the hull, so the design is feasible for it: a floor for the
@@ -488,8 +351,7 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
     if box.is_point:
         return None
     try:
-        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain,
-                                    Budget.of(time_limit), box)
+        raw, _, _, status = _linear(prior_set.reference, eps, 0.0, False, gain, budget, box)
     except SolverError:
         return None
     used = np.flatnonzero(raw.max(axis=0) > 0)
@@ -497,7 +359,7 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
 
 
 def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
-                   time_limit: float | None,
+                   budget: Budget,
                    outputs: np.ndarray | None = None) -> tuple[LinearSolution, str]:
     """Output generation over a vertex set (:mod:`.set_outputs`); when that fails or stalls
     (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
@@ -507,11 +369,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     When both fail (or time runs out first), the best single output with ``free_value`` as its
     bound: this never raises, and :func:`_solve_set` then tries the unconstrained optimum
     repaired by mixing."""
-    start = time.monotonic()
     reference = prior_set.reference
-
-    def left() -> float | None:
-        return None if time_limit is None else time_limit - (time.monotonic() - start)
 
     def single(status: str, why: str) -> tuple[LinearSolution, str]:
         # the best single output, the unconstrained bound (the caller tries the unconstrained
@@ -524,8 +382,7 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     # rows of the search hold the whole set (outward=False), so the LP's bound holds for it
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max), outward=False)
     try:
-        found = solve_set_outputs(weights, feasible, reference,
-                                  None if time_limit is None else max(0.0, left()), outputs)
+        found = solve_set_outputs(weights, feasible, reference, budget, outputs)
         if np.abs(found.mechanism.sum(axis=1) - 1.0).max() > ROW_SLACK:
             raise SolverError("output generation returned rows not summing to 1")
     except SolverError:
@@ -537,13 +394,12 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         f"{found.outputs} of {prior_set.size} outputs (HiGHS), {found.status}")
     if found is not None and (found.status != Status.GAP or prior_set.size > SET_LP_MAX):
         return found, method
-    remaining = left()
-    if remaining is not None and remaining <= 0:
+    if budget.expired():
         if found is None:
             return single(Status.TIME_LIMIT, "output generation failed, out of time")
         return found, method
     try:
-        raw, value, bound = solve_set_lp(weights, feasible, remaining)
+        raw, value, bound = solve_set_lp(weights, feasible, budget.seconds())
     except SolverError as error:
         if found is None:  # HiGHS failed on both, or ran out of time
             timed_out = "time limit" in str(error).lower()
@@ -558,43 +414,6 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
         return (LinearSolution(raw, value, min(bound, found.upper_bound)),
                 whole + ", after output generation stalled")
     return dataclasses.replace(found, upper_bound=min(bound, found.upper_bound)), method
-
-
-def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: float | None,
-                                 start: float, deadline: float | None) -> DesignResult:
-    """Mutual information over a vertex or box set (:mod:`.set_vertices`), finalised and
-    certified over the whole set."""
-    from .search.mutual_information import search_mutual_information
-
-    reference = prior_set.reference
-    lifted = None
-    if time_limit is not None and prior_set.size >= COARSE_MIN:  # a floor first, in a share
-        clock = time.monotonic()
-        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
-            lifted = coarse_mutual_information(reference, eps, 0.0, False, time_limit,
-                                               prior_set)
-        # the search over the set may overrun its limit by its first pricing and master
-        # (measured at N = 6000, a box: 8.9 s on 7.5 s), and the finish certifies and compares
-        # three candidates over the set: it gets SOLVER_SHARE of the time left
-        time_limit = SOLVER_SHARE * max(0.0, time_limit - (time.monotonic() - clock))
-    found = search_mutual_information(prior_set, eps, time_limit=time_limit)
-
-    def refinalize(raw: np.ndarray) -> Finalized:
-        return finalize(raw, reference, eps, prior_set=prior_set, score=_score(reference, None),
-                        deadline=deadline)
-
-    final = refinalize(found.mechanism)
-    method = found.method
-    if not found.exact:
-        final, method = _or_partition(final, reference, eps, 0.0, False, prior_set, method,
-                                      deadline)
-        if lifted is not None:
-            final, method = _or_candidate(
-                final, lifted.mechanism, _score(reference, None), refinalize, method,
-                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
-                "lifted, did better and is returned")
-    return _result(final, reference, None, found.upper_bound, method, found.status, start,
-                   proved=found.exact)
 
 
 def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
@@ -621,6 +440,72 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     else:
         result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, 0.0)
+
+
+def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
+                                ldp: bool = False,
+                                time_limit: float | None = None) -> DesignResult:
+    """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
+
+    :func:`design` with ``utility="mutual_information"`` (:func:`design_ldp` with ``ldp=True``):
+    the column generation of :mod:`.search.mutual_information`, its mechanism then finalised
+    (:func:`.repair.finalize`: cleaned, repaired by mixing where rounding puts it above eps,
+    certified with no slack), so it meets eps in exact arithmetic with the prior read as
+    ``prior / sum(prior)``; ``utility`` and ``exact`` are those of the finalised mechanism. At or
+    above epsilon_max of the prior (or set) the identity is optimal and is returned with an
+    :class:`~pmldesign.EpsilonMaxWarning`.
+
+    Parameters
+    ----------
+    prior : (N,) array_like or PriorSet
+        The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
+        :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
+        1 of 003), I(X; Y) under its ``reference``; a vertex set enumerates the vertices of its
+        lift polytope (:mod:`.set_vertices`) up to :data:`.SET_ENUMERATION_LIMIT` linear
+        systems (N ~ 14 for 3 vertices), beyond it the mechanism comes from the enclosing box
+        ``{Q >= min_k Q_k}`` and the bound from the reference alone (an open gap unless they
+        meet); a box too up to about N = 17, beyond by the branch and bound of
+        :mod:`.cone_lifts` (certified bound, possibly an open gap).
+    eps : float
+        Privacy budget, ``>= 0``.
+    radius : float, optional
+        l1 radius ``beta`` of the ball of priors (``0 <= beta < 2 min P^``, Proposition 2 of
+        003); 0 means the prior is known.
+    ldp : bool, optional
+        Design for eps-LDP instead (prior-free privacy; ``radius`` must be 0).
+    time_limit : float, optional
+        Seconds (``math.inf``: until the gap closes); when it runs out the best mechanism so far
+        is returned with a certified upper bound and ``exact=False``. ``None`` means
+        :data:`.search.mutual_information.DEFAULT_TIME_LIMIT` (N <= 20 usually finishes exactly
+        well within it).
+
+    Returns
+    -------
+    DesignResult
+        With ``objective="mutual_information"``: ``utility`` is I(X; Y) in nats.
+
+    Examples
+    --------
+    Example 1 of 003 (docs/extremal.md Sec. 6): first privacy region, MI = 0.0268223106 nats.
+
+    >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
+    >>> round(r.utility, 10), r.exact
+    (0.0268223106, True)
+
+    Over every prior above (0.2, 0.3, 0.1), I(X; Y) under the reference (0.333.., 0.433..,
+    0.233..): below the known-reference optimum, since the mechanism must suit the whole box.
+
+    >>> S = PriorSet.box([0.2, 0.3, 0.1])
+    >>> r = maximize_mutual_information(S, 0.5)
+    >>> r.exact, r.utility < maximize_mutual_information(S.reference, 0.5).utility
+    (True, True)
+    """
+    if as_flag(ldp, "ldp"):
+        if as_nonnegative(radius, "radius") > 0:
+            raise InvalidInputError(f"radius: must be 0 with ldp=True (eps-LDP holds for every "
+                                    f"prior), got {radius:.6g}")
+        return design_ldp(prior, eps, utility="mutual_information", time_limit=time_limit)
+    return _design(prior, eps, radius, "mutual_information", None, time_limit, None, 1)
 
 
 def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
@@ -712,72 +597,100 @@ def _score(prior: np.ndarray, gain: np.ndarray | None):
 def _solve(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
            time_limit: float | None, prior_set: PriorSet | None = None) -> DesignResult:
     """Design for a prior, its ball, eps-LDP or (a linear gain only) a box ``prior_set`` whose
-    reference is ``prior``."""
+    reference is ``prior``: the search the plan names (:func:`_search`), the finish
+    (:func:`_finish`: the one finalisation and the floors), the result (:func:`_result`)."""
     start = time.perf_counter()
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    lifted = None
+    budget = Budget.of(time_limit)
+    found = _search(prior, eps, radius, ldp, gain, time_limit, budget, prior_set)
+    final, method = _finish(found, prior, eps, radius, ldp, gain, budget.end(), prior_set)
+    return _result(final, prior, gain, found.upper_bound, method, found.status, start,
+                   proved=found.proved)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A search's raw mechanism, its certified bound, method and status; ``proved`` whether the
+    search proved its optimum (a linear search's bound is judged by :func:`_result` alone), and
+    ``lifted`` the runs' design kept as a floor (mutual information under a time limit)."""
+
+    mechanism: np.ndarray
+    upper_bound: float
+    method: str
+    status: str
+    proved: bool = True
+    lifted: Any = None
+
+
+def _search(prior: np.ndarray, eps: float, radius: float, ldp: bool, gain: np.ndarray | None,
+            time_limit: float | None, budget: Budget,
+            prior_set: PriorSet | None = None) -> _Found:
+    """The search of :mod:`.search.plan` for the utility: a linear gain by :func:`_linear`,
+    mutual information by column generation (:mod:`.search.mutual_information`, over a vertex
+    or box ``prior_set`` too), after, under a time limit from :data:`.COARSE_MIN` inputs, the
+    design on runs of consecutive inputs as a floor (``time_limit=None``: the column
+    generation's own default limit)."""
     if gain is not None:
         raw, bound, method, status = _linear(prior, eps, radius, ldp, gain,
-                                             Budget.of(time_limit).share(SOLVER_SHARE), prior_set)
-    else:
-        from .search.mutual_information import search_mutual_information
+                                             budget.share(SOLVER_SHARE), prior_set)
+        return _Found(raw, bound, method, status)
+    from .search.mutual_information import search_mutual_information
 
-        if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
-            clock = time.monotonic()
-            with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
-                lifted = coarse_mutual_information(prior, eps, radius, ldp, time_limit)
-            time_limit = max(0.0, time_limit - (time.monotonic() - clock))
-        found = search_mutual_information(
-            prior, eps, radius=radius, ldp=ldp, time_limit=time_limit
-        )
-        raw, bound, exact, method = found.mechanism, found.upper_bound, found.exact, found.method
-        status = found.status
-    # outputs of a gain matrix are labelled; under mutual information unused ones are dropped
-    final = (_finalize_labelled(raw, prior, eps, radius, ldp, prior_set, gain, deadline)
-             if gain is not None else
-             finalize(raw, prior, eps, radius, ldp, score=_score(prior, None),
-                      deadline=deadline))
+    lifted, search = None, None if time_limit is None else budget
+    if time_limit is not None and len(prior) >= COARSE_MIN:  # a floor first, in a share
+        with contextlib.suppress(SolverError):  # HiGHS failed on the runs: no floor
+            lifted = coarse_mutual_information(prior, eps, radius, ldp, budget, prior_set)
+        if prior_set is not None:
+            # the search over the set may overrun its limit by its first pricing and master
+            # (measured at N = 6000, a box: 8.9 s on 7.5 s), and the finish certifies and
+            # compares three candidates over the set: it gets SOLVER_SHARE of the time left
+            search = budget.share(SOLVER_SHARE)
+    found = search_mutual_information(
+        prior if prior_set is None else prior_set, eps, radius=radius, ldp=ldp, budget=search)
+    return _Found(found.mechanism, found.upper_bound, found.method, found.status, found.exact,
+                  lifted)
+
+
+def _finish(found: _Found, prior: np.ndarray, eps: float, radius: float, ldp: bool,
+            gain: np.ndarray | None, deadline: float | None,
+            prior_set: PriorSet | None = None) -> tuple[Finalized, str]:
+    """The one finalisation of ``found`` (:func:`.repair.finalize`: outputs of a gain matrix
+    labelled, under mutual information unused ones dropped), then the floors: the best single
+    output for a linear gain; randomized response over a partition of the inputs and the runs'
+    design for mutual information the search did not prove optimal."""
     if gain is not None:
-        final, method = _or_one_output(
-            final, prior, gain, method,
+        final = _finalize_labelled(found.mechanism, prior, eps, radius, ldp, prior_set, gain,
+                                   deadline)
+        return _or_one_output(
+            final, prior, gain, found.method,
             lambda constant: _finalize_labelled(constant, prior, eps, radius, ldp, prior_set,
                                                 deadline=deadline))
-    elif not exact:
-        final, method = _or_partition(final, prior, eps, radius, ldp, None, method, deadline)
-        if lifted is not None:
-            final, method = _or_candidate(
-                final, lifted.mechanism, _score(prior, None),
-                lambda m: finalize(m, prior, eps, radius, ldp, deadline=deadline), method,
-                f"the design for {lifted.runs} runs of consecutive inputs ({lifted.status}), "
-                "lifted, did better and is returned")
-    return _result(final, prior, gain, bound, method, status, start,
-                   proved=gain is not None or exact)
+
+    def refinalize(raw: np.ndarray) -> Finalized:
+        return finalize(raw, prior, eps, radius, ldp, prior_set=prior_set,
+                        score=_score(prior, None), deadline=deadline)
+
+    final, method = refinalize(found.mechanism), found.method
+    if found.proved:
+        return final, method
+    final, method = _or_partition(final, prior, eps, radius, ldp, prior_set, method, deadline)
+    if found.lifted is not None:
+        final, method = _or_candidate(
+            final, found.lifted.mechanism, _score(prior, None), refinalize, method,
+            f"the design for {found.lifted.runs} runs of consecutive inputs "
+            f"({found.lifted.status}), lifted, did better and is returned")
+    return final, method
 
 
 def _result(final: Finalized, prior: np.ndarray, gain: np.ndarray | None, bound: float,
             method: str, status: str, start: float, proved: bool = True) -> DesignResult:
-    """The :class:`DesignResult` of every design: ``final`` (the finalised mechanism), its
-    utility under ``prior``, ``bound`` (the search's certified bound) raised to
-    :func:`utility_ceiling` of the mechanism, and ``exact`` when the search's bound meets the
-    value of the mechanism returned (:func:`.status.is_exact`: the repair may cost utility;
-    judged on the search's bound, as the ceiling's allowance grows with N M) and, for mutual
-    information, the search ``proved`` it too. Exactness decides the status: a proved optimum
-    is :data:`Status.OPTIMAL` however the search stopped, else :data:`Status.TIME_LIMIT` when
-    the search's ``status`` says so, else :data:`Status.GAP`."""
-    value = utility_value(final.mechanism, prior, gain)
-    exact = proved and is_exact(float(bound), value)
-    return DesignResult(
-        mechanism=final.mechanism,
-        utility=value,
-        upper_bound=max(float(bound), utility_ceiling(final.mechanism, prior, gain)),
-        method=method,
-        solve_time=time.perf_counter() - start,
-        exact=bool(exact),
-        epsilon=final.epsilon,
-        repair=final.mixing,
-        status=Status.OPTIMAL if exact else (
-            Status.TIME_LIMIT if status == Status.TIME_LIMIT else Status.GAP),
-    )
+    """:func:`.result.design_result` of ``final`` (the finalised mechanism): its utility under
+    ``prior``, ``bound`` (the search's certified bound) raised to :func:`utility_ceiling` of
+    the mechanism; ``exact`` is judged on the search's bound (the repair may cost utility, and
+    the ceiling's allowance grows with N M)."""
+    return design_result(final.mechanism, utility_value(final.mechanism, prior, gain), bound,
+                         method, start, final.epsilon, final.mixing, status,
+                         "linear" if gain is not None else UTILITIES[0], proved,
+                         ceiling=utility_ceiling(final.mechanism, prior, gain))
 
 
 def _unconstrained(prior: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, float]:

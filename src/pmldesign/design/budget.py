@@ -46,6 +46,10 @@ class Budget:
             return math.inf
         return max(0.0, self.deadline - time.monotonic())
 
+    def end(self) -> float | None:
+        """The deadline, ``None`` without a limit (for callers that take ``None``)."""
+        return self.deadline if self.limited else None
+
     def seconds(self) -> float | None:
         """:meth:`remaining`, ``None`` without a limit (for solvers that take ``None``)."""
         return self.remaining() if self.limited else None
@@ -54,12 +58,25 @@ class Budget:
         """Whether the limit has passed (never without one)."""
         return self.limited and time.monotonic() >= self.deadline
 
-    def share(self, fraction: float) -> Budget:
-        """A budget ending when ``fraction`` of what is left has passed (no limit stays none)."""
+    def share(self, fraction: float, at_least: float = 0.0) -> Budget:
+        """A budget ending when ``fraction`` of what is left has passed, or after ``at_least``
+        seconds if that is later (no limit stays none)."""
         if not self.limited:
             return self
-        return Budget(time.monotonic() + fraction * self.remaining())
+        return Budget(time.monotonic() + max(at_least, fraction * self.remaining()))
 
 
 #: No time limit.
 UNLIMITED = Budget()
+
+
+def as_budget(limit: Budget | float | None) -> Budget:
+    """``limit`` as a :class:`Budget`: a budget as it is, seconds (``None``, ``inf``: no limit)
+    from now.
+
+    Examples
+    --------
+    >>> as_budget(UNLIMITED) is UNLIMITED, as_budget(None).limited, as_budget(5.0).limited
+    (True, False, True)
+    """
+    return limit if isinstance(limit, Budget) else Budget.of(limit)

@@ -34,6 +34,7 @@ from .math.baselines import TwoLevel
 from .math.eps_max import epsilon_max_ceiling
 from .math.feasible import FeasibleSet, cap_coefficients
 from .math.partition import best_partition
+from .status import is_exact
 
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
 NEGATIVE = 1e-7
@@ -278,12 +279,24 @@ def finalize(raw: np.ndarray | TwoLevel, prior: np.ndarray, eps: float, radius: 
     if ceiling <= eps:  # every mechanism is within it, whatever its certificate can show
         return Finalized(matrix, ceiling, 0.0)
     mixed = _mix(matrix, prior, eps, check, clock, leak)
-    if (score is None or eps > LARGEST_EPS or mixed.mixing <= CUT_FROM
-            or not clock.allows(2)):  # the cut's search takes two certificates or more
+    if score is None or eps > LARGEST_EPS or not clock.allows(2):  # the cut: 2 certificates
         return mixed
-    rows = cap_rows(prior, eps, radius, ldp, prior_set)
-    cut = _mix(cut_to_caps(matrix, *rows), prior, eps, check, clock)
-    return cut if score(cut.mechanism) >= score(mixed.mechanism) else mixed
+    ceiling = score(matrix)  # what the repair may cost is judged against the matrix unrepaired
+    if mixed.mixing <= CUT_FROM and is_exact(ceiling, score(mixed.mechanism)):
+        return mixed
+    best = mixed
+    # caps at eps; where the certificate still needs mixing that costs more than the exactness
+    # gap (a tiny optimum: mixing by t costs t |U(1 q^T)|), caps at eps less twice the
+    # certificate's excess, its rounding allowance, so that the cut matrix certifies within eps
+    for target in (eps, max(0.0, eps - 2.0 * (leak - eps))):
+        rows = cap_rows(prior, target, radius, ldp, prior_set)
+        cut = _mix(cut_to_caps(matrix, *rows), prior, eps, check, clock)
+        if score(cut.mechanism) >= score(best.mechanism):
+            best = cut
+        if (not cut.mixing or is_exact(ceiling, score(best.mechanism))
+                or not clock.allows(2)):
+            break
+    return best
 
 
 class _Clock:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...uncertainty.prior_set import PriorSet
-from ..budget import UNLIMITED, Budget
+from ..budget import UNLIMITED, Budget, as_budget
 from ..math.feasible import Cone, FeasibleSet
 from .cone_pricing import make_cone
 from .linear_gain import certified_bound, solve_linear_gain
@@ -160,10 +160,10 @@ def lifting_loss(weights: np.ndarray, prior: np.ndarray) -> float:
 
 
 def coarse_set_linear_gain(weights: np.ndarray, prior_set: PriorSet, eps: float,
-                           time_limit: float) -> Coarse:
+                           budget: Budget | float | None) -> Coarse:
     """Maximise ``sum weights * M`` over mechanisms constant on the runs of the reference prior
     that are eps-PML for every prior of the vertex set ``prior_set``, in :data:`COARSE_SHARE`
-    of ``time_limit``, and a bound within it (``inf`` when out of time; pricing 0).
+    of ``budget``, and a bound within it (``inf`` when out of time; pricing 0).
 
     A lifted column's leakage under a vertex ``Q_k`` is its run column's under ``Q_k`` summed
     over each run (module docstring), so the lifted mechanism is feasible for the hull exactly
@@ -190,14 +190,14 @@ def coarse_set_linear_gain(weights: np.ndarray, prior_set: PriorSet, eps: float,
     """
     from .set_outputs import solve_set_outputs
 
-    deadline = time.monotonic() + time_limit
+    budget = as_budget(budget)
     reference = prior_set.reference
     starts, lengths = _cut(reference, RUNS)
     run_gain = np.add.reduceat(weights, starts, axis=0)
     runs_set = summed_set(prior_set, starts)
     feasible = FeasibleSet.for_set(runs_set, min(eps, runs_set.epsilon_max))
     solution = solve_set_outputs(run_gain[:, _distinct_best(run_gain)], feasible,
-                                 runs_set.reference, COARSE_SHARE * time_limit)
+                                 runs_set.reference, budget.share(COARSE_SHARE))
     mechanism, value = _lift(solution.mechanism, lengths, run_gain)
     upper_bound = None
     if solution.multipliers is not None:
@@ -205,7 +205,7 @@ def coarse_set_linear_gain(weights: np.ndarray, prior_set: PriorSet, eps: float,
         upper_bound = certified_bound(
             reference * np.repeat(solution.multipliers / mass, lengths), weights,
             make_cone(reference, min(eps, prior_set.epsilon_max), 0.0, reference.size),
-            deadline)
+            budget.deadline)
     return Coarse(mechanism, value, math.inf if upper_bound is None else upper_bound, 0.0,
                   len(starts), solution.status)
 
@@ -224,10 +224,10 @@ def _lift(run_mechanism: np.ndarray, lengths: np.ndarray,
 
 
 def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp: bool,
-                              time_limit: float,
+                              budget: Budget | float | None,
                               prior_set: PriorSet | None = None) -> Coarse | None:
     """The best lifted design for mutual information over :data:`MI_RUNS` runs in turn, within
-    :data:`COARSE_SHARE` of ``time_limit`` (``None`` when none ran): ``I(X; Y) = I(run; Y)``, as
+    :data:`COARSE_SHARE` of ``budget`` (``None`` when none ran): ``I(X; Y) = I(run; Y)``, as
     Y depends on X through its run alone; no bound (``inf``). Over a box or vertex set
     ``prior_set`` (whose reference is ``prior``) the runs' design is for the set summed over
     the runs (:func:`summed_set`).
@@ -241,20 +241,19 @@ def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp:
     """
     from .mutual_information import search_mutual_information
 
-    deadline = time.monotonic() + COARSE_SHARE * time_limit
+    share = as_budget(budget).share(COARSE_SHARE)
     best = None
     for k in MI_RUNS:
-        left = deadline - time.monotonic()
-        if left <= 0:
+        if share.expired():
             break
         starts, lengths = _cut(prior, k)
         if prior_set is None:
             mass = np.add.reduceat(prior, starts)
             found = search_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
-                                              time_limit=left)
+                                              budget=share)
         else:
             found = search_mutual_information(summed_set(prior_set, starts), eps,
-                                              time_limit=left)
+                                              budget=share)
         if best is None or found.utility > best.value:
             best = Coarse(np.repeat(found.mechanism, lengths, axis=0), found.utility, math.inf,
                           0.0, len(starts), found.status)

@@ -49,6 +49,7 @@ from ..math.feasible import Cone, FeasibleSet
 from ..repair import MIX_PRECISION, clean, cut_to_caps
 from ..status import Status, scale
 from .block_ipm import InteriorPoint, interior_point
+from .cone_exact import EXACT_MAX, exact_bound
 from .cone_pricing import bound, price_values
 from .engine import CLOSE, Entering, Search, column_generation
 from .entry_master import EntryMaster, EntryPricer
@@ -465,6 +466,10 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, budget: Budget = UNLIMITE
         mechanism, value = run.mechanism(), search.value
         multipliers = run.master.duals if multipliers is None else multipliers
     closed = upper_bound - value <= CLOSE * GAP * scale(value)
+    if not closed and multipliers is not None and n <= EXACT_MAX:
+        # the float bound's a-priori allowance may exceed the gap on a tiny optimum
+        upper_bound = min(upper_bound, exact_bound(multipliers, weights, cone))
+        closed = upper_bound - value <= CLOSE * GAP * scale(value)
     entries = run.master.solver.getNumCol() if run.strategy is Strategy.ENTRIES else 0
     status = Status.OPTIMAL if search.status == Status.OPTIMAL or closed else search.status
     return LinearSolution(

@@ -32,17 +32,15 @@ from typing import Any
 import numpy as np
 
 from ..._errors import InvalidInputError, SolverError
-from ..._results import Result
-from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior, as_time_limit
+from ..._validation import SUM_TOLERANCE, as_flag, as_nonnegative, as_prior
 from ...leakage import mutual_information
 from ...leakage.rounding import total_bounds
 from ...uncertainty.ball import as_radius
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from .._highs import cost_unit, new_highs
-from ..math.eps_max import warn_at_eps_max
+from ..budget import Budget
 from ..math.feasible import FeasibleSet
-from ..math.prior_scale import normalised, rescaled
-from ..repair import finalize, partition_floor
+from ..math.prior_scale import normalised
 from ..status import EXACT_GAP, Status
 from .cone_lifts import ConeLiftFamily
 from .engine import Entering, column_generation
@@ -56,6 +54,8 @@ _DEADLINE_SHARE = 0.97
 #: Share of the time given to the reference's own search (the bound) when a vertex set is
 #: beyond its enumeration (:func:`_between_box_and_reference`); it is usually exact in far less.
 _RELAXATION_SHARE = 0.3
+#: ... and at least this many seconds (a first master and pricing at small N) when time is short.
+_RELAXATION_FLOOR = 1e-3
 _EXACT_GAP = EXACT_GAP  # this search's absolute exactness gap (the design's is relative)
 # the column generation stops at this certified gap: the exactness gap less a margin for the
 # mechanism's utility against the master's value (measured: at most 2.6e-12 apart over 156
@@ -86,38 +86,17 @@ _MAX_NEW_COLUMNS = 256  # columns per round at most: the dense master stays smal
 _MAX_LDP_EPS = 700.0
 
 
-@dataclass(frozen=True, repr=False)
-class MIResult(Result):
-    """A mutual-information-optimal mechanism and its certificate of (near-)optimality.
+@dataclass(frozen=True)
+class MISearch:
+    """What the column generation found, raw (rows to the master LP's tolerance, leakage to
+    rounding of eps): for callers that finalise it (:func:`pmldesign.design`).
 
-    Attributes
-    ----------
-    mechanism : numpy.ndarray
-        N x M row-stochastic matrix built from the selected lift vectors,
-        ``P(y_g | x) = theta_g g(x)``, finalised (:func:`..repair.finalize`): certified at eps
-        in exact arithmetic on its floats.
-    utility : float
-        Mutual information of ``mechanism`` under the (centre) prior, in nats.
-    upper_bound : float
-        Certified upper bound on the optimal mutual information.
-    method : str
-        How the LP was solved.
-    exact : bool
-        ``upper_bound - utility <= 1e-9``.
-    iterations : int
-        Master LP solves.
-    columns : int
-        Lift vectors generated.
-    status : str
-        :class:`~pmldesign.Status`: "optimal" (``exact``), "time limit" (stopped by the
-        deadline) or "certified gap" (no new column could close the gap further).
-    epsilon : float
-        The certified eps of ``mechanism`` (``<= eps``): PML for the prior, its supremum over
-        the ball or set, or the LDP epsilon; ``inf`` on the search's raw output, which is not
-        certified.
+    ``mechanism`` is built from the selected lift vectors, ``P(y_g | x) = theta_g g(x)``;
+    ``utility`` its mutual information under the (centre) prior, in nats; ``upper_bound`` a
+    certified bound on the optimum; ``exact`` whether ``upper_bound - utility <= 1e-9``;
+    ``iterations`` the master LP solves and ``columns`` the lift vectors generated; ``status``
+    "optimal", "time limit" or "certified gap" (no new column could close the gap further).
     """
-
-    _derived = ("gap",)
 
     mechanism: np.ndarray
     utility: float
@@ -127,115 +106,17 @@ class MIResult(Result):
     iterations: int
     columns: int
     status: Status = Status.OPTIMAL
-    epsilon: float = math.inf
-
-    @property
-    def gap(self) -> float:
-        """Certified absolute optimality gap ``upper_bound - utility``."""
-        return self.upper_bound - self.utility
-
-
-def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
-                                ldp: bool = False,
-                                time_limit: float | None = None) -> MIResult:
-    """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
-
-    The column generation of :func:`search_mutual_information`, its mechanism then finalised
-    (:func:`..repair.finalize`: cleaned, repaired by mixing where rounding puts it above eps,
-    certified with no slack), so it meets eps in exact arithmetic with the prior read as
-    ``prior / sum(prior)``; ``utility`` and ``exact`` are those of the finalised mechanism. At or
-    above epsilon_max of the prior (or set) the identity is optimal and is returned with an
-    :class:`~pmldesign.EpsilonMaxWarning`.
-
-    Parameters
-    ----------
-    prior : (N,) array_like or PriorSet
-        The prior, or the centre ``P^`` of the l1 ball when ``radius > 0``; full support. Or a
-        :class:`~pmldesign.uncertainty.PriorSet`: eps-PML for every prior of the set (Corollary
-        1 of 003), I(X; Y) under its ``reference``; a vertex set enumerates the vertices of its
-        lift polytope (:mod:`.set_vertices`) up to :data:`.SET_ENUMERATION_LIMIT` linear
-        systems (N ~ 14 for 3 vertices), beyond it the mechanism comes from the enclosing box
-        ``{Q >= min_k Q_k}`` and the bound from the reference alone (an open gap unless they
-        meet); a box too up to about N = 17, beyond by the branch and bound of
-        :mod:`.cone_lifts` (certified bound, possibly an open gap).
-    eps : float
-        Privacy budget, ``>= 0``.
-    radius : float, optional
-        l1 radius ``beta`` of the ball of priors (``0 <= beta < 2 min P^``, Proposition 2 of
-        003); 0 means the prior is known.
-    ldp : bool, optional
-        Design for eps-LDP instead (prior-free privacy; ``radius`` must be 0).
-    time_limit : float, optional
-        Seconds (``math.inf``: until the gap closes); when it runs out the best mechanism so far
-        is returned with a certified upper bound and ``exact=False``. ``None`` means
-        :data:`DEFAULT_TIME_LIMIT` (N <= 20 usually finishes exactly well within it).
-
-    Returns
-    -------
-    MIResult
-
-    Examples
-    --------
-    Example 1 of 003 (docs/extremal.md Sec. 6): first privacy region, MI = 0.0268223106 nats.
-
-    >>> r = maximize_mutual_information([.4, .2, .2, .2], math.log(9 / 8))
-    >>> round(r.utility, 10), r.exact
-    (0.0268223106, True)
-
-    Over every prior above (0.2, 0.3, 0.1), I(X; Y) under the reference (0.333.., 0.433..,
-    0.233..): below the known-reference optimum, since the mechanism must suit the whole box.
-
-    >>> S = PriorSet.box([0.2, 0.3, 0.1])
-    >>> r = maximize_mutual_information(S, 0.5)
-    >>> r.exact, r.utility < maximize_mutual_information(S.reference, 0.5).utility
-    (True, True)
-    """
-    found = search_mutual_information(prior, eps, radius=radius, ldp=ldp, time_limit=time_limit)
-    return _finalized(found, prior, float(eps), radius, bool(ldp))
-
-
-def _finalized(found: MIResult, prior: Any, eps: float, radius: float, ldp: bool) -> MIResult:
-    """``found`` (validated arguments) with its mechanism through :func:`..repair.finalize`
-    for what the search designed for: eps-LDP, the ball, a single prior or the set."""
-    prior_set = as_prior_set(prior, radius)
-    reference, beta, over = prior_set.reference, 0.0, None
-    if not ldp and prior_set.kind == "ball":
-        reference, beta = prior_set.center, prior_set.radius or 0.0
-    elif not ldp and not prior_set.is_point:
-        over = prior_set
-    if not ldp:
-        warn_at_eps_max(eps, prior_set.epsilon_max, "the identity", stacklevel=4)
-    def score(mechanism: np.ndarray) -> float:
-        return mutual_information(mechanism, reference)
-
-    final = finalize(found.mechanism, reference, eps, beta, ldp, prior_set=over, score=score)
-    method = found.method
-    if not found.exact:  # a floor, as pml.design has (a search out of time, stalled or failed)
-        floor, k = partition_floor(reference, eps, beta, ldp, over, score)
-        if score(floor) > score(final.mechanism):
-            final = finalize(floor, reference, eps, beta, ldp, prior_set=over)
-            method += f"; randomized response over {k} groups of inputs did better and is returned"
-    utility = rescaled(mutual_information(final.mechanism, reference), reference, True)
-    upper = max(found.upper_bound, utility)
-    exact = upper - utility <= _EXACT_GAP
-    return dataclasses.replace(
-        found, mechanism=final.mechanism, utility=utility, upper_bound=upper, method=method,
-        exact=exact,
-        status="optimal" if exact else (
-            Status.GAP if found.status == Status.OPTIMAL else found.status),
-        epsilon=final.epsilon)
 
 
 def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
-                              ldp: bool = False,
-                              time_limit: float | None = None) -> MIResult:
-    """The column generation of :func:`maximize_mutual_information` (same arguments), its
-    mechanism raw (rows to the master LP's tolerance, leakage to rounding of eps): for
-    callers that finalise it themselves (:func:`pmldesign.design`).
+                              ldp: bool = False, budget: Budget | None = None) -> MISearch:
+    """The column generation of :func:`pmldesign.maximize_mutual_information` (same
+    arguments; ``budget`` the time, ``None``: :data:`DEFAULT_TIME_LIMIT` from now), its
+    mechanism raw (:class:`MISearch`): :func:`pmldesign.design` finalises it.
     """
-    start = time.monotonic()
     eps = as_nonnegative(eps, "eps")
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else as_time_limit(time_limit)
+    budget = Budget.of(DEFAULT_TIME_LIMIT) if budget is None else budget
+    search = budget.share(_DEADLINE_SHARE)
     ldp = as_flag(ldp, "ldp")
     if isinstance(prior, PriorSet):
         prior_set = as_prior_set(prior, radius)
@@ -243,9 +124,8 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
             point = prior_set.reference if ldp or prior_set.kind == "ball" else (
                 prior_set.vertices[0] if prior_set.kind == "vertices" else prior_set.lower)
             beta = 0.0 if ldp else (prior_set.radius or 0.0)
-            return search_mutual_information(point, eps, radius=beta, ldp=ldp,
-                                             time_limit=time_limit)
-        return _over_set(prior_set, eps, start + _DEADLINE_SHARE * limit)
+            return search_mutual_information(point, eps, radius=beta, ldp=ldp, budget=budget)
+        return _over_set(prior_set, eps, search)
     vector = as_prior(prior)
     beta = as_radius(radius, vector)
     vector, beta = normalised(vector, beta)  # searched as the certificates read it, p / sum p
@@ -257,22 +137,21 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
         raise InvalidInputError(f"eps: a local-DP design needs eps <= {_MAX_LDP_EPS:g} (e^eps "
                                 f"must be a finite float), got {eps:.6g}; use a smaller eps")
     if eps == 0.0:
-        return MIResult(np.ones((vector.size, 1)), 0.0, 0.0,
+        return MISearch(np.ones((vector.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if not ldp and eps >= -math.log(float(vector.min()) - 0.5 * beta):
         return _identity(vector)
-    budget = min(eps, _MAX_LDP_EPS)
-    families = _families(vector, budget, beta, ldp)
+    searched = min(eps, _MAX_LDP_EPS)  # the privacy budget the lift vectors are built for
+    families = _families(vector, searched, beta, ldp)
     # every eps-PML (or eps-LDP) mechanism has I(X; Y) = E[D(P_X|Y || P_X)] <= E[D_inf] <= eps
     # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X):
     # certified bounds from the start
     ceiling = min(eps, entropy_ceiling(vector))
-    found = _column_generation(vector, families, time.monotonic() + _DEADLINE_SHARE * limit,
-                               ceiling, budget)
-    return found if budget == eps else _at_smaller_budget(found, ceiling)
+    found = _column_generation(vector, families, search.deadline, ceiling, searched)
+    return found if searched == eps else _at_smaller_budget(found, ceiling)
 
 
-def _at_smaller_budget(found: MIResult, ceiling: float) -> MIResult:
+def _at_smaller_budget(found: MISearch, ceiling: float) -> MISearch:
     """A search run at :data:`_MAX_LDP_EPS` below the eps asked for: its mechanism is feasible
     at eps, its bound only for the smaller budget, so the bound is ``ceiling``, known
     beforehand."""
@@ -301,28 +180,29 @@ def entropy_ceiling(prior: np.ndarray) -> float:
     return max(0.0, plain * (1.0 + 1e-12) + math.log1p(high - 1.0) + 4e-16 * abs(high - 1.0))
 
 
-def _identity(prior: np.ndarray) -> MIResult:
+def _identity(prior: np.ndarray) -> MISearch:
     """From epsilon_max on every mechanism is feasible and the identity, with I(X; Y) = H(X),
     is optimal (docs/extremal.md Sec. 3d)."""
     mechanism = np.eye(prior.size)
     utility = mutual_information(mechanism, prior)
-    return MIResult(mechanism, utility, max(utility, entropy_ceiling(prior)),
+    return MISearch(mechanism, utility, max(utility, entropy_ceiling(prior)),
                     "closed form: the identity (eps >= epsilon_max: every mechanism is feasible, "
                     "I(X; Y) = H(X))", True, 0, prior.size)
 
 
-def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
-    """Column generation over the enumerated lift vectors of a vertex or box set; beyond the
-    enumeration limit, for a box over the cone-lift family of :mod:`.cone_lifts`, for a vertex
-    set :func:`_between_box_and_reference`."""
+def _over_set(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
+    """Column generation over the enumerated lift vectors of a vertex or box set, within
+    ``budget``; beyond the enumeration limit, for a box over the cone-lift family of
+    :mod:`.cone_lifts`, for a vertex set :func:`_between_box_and_reference`."""
     reference = prior_set.reference
+    deadline = budget.deadline
     if eps == 0.0:
-        return MIResult(np.ones((reference.size, 1)), 0.0, 0.0,
+        return MISearch(np.ones((reference.size, 1)), 0.0, 0.0,
                         "closed form: the constant mechanism (eps = 0)", True, 0, 1)
     if eps >= prior_set.epsilon_max:
         return _identity(reference)
     if eps > _MAX_LDP_EPS:
-        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, deadline),
+        return _at_smaller_budget(_over_set(prior_set, _MAX_LDP_EPS, budget),
                                   min(eps, entropy_ceiling(reference)))
     # a box's slack as the floats give it (the bound must hold for every feasible column)
     feasible = FeasibleSet.for_set(prior_set, eps, outward=False)
@@ -332,13 +212,13 @@ def _over_set(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
         family = ConeLiftFamily(reference, feasible.cone())
         return _column_generation(reference, [family], deadline, eps, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
-        return _between_box_and_reference(prior_set, eps, deadline)
+        return _between_box_and_reference(prior_set, eps, budget)
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
     family = SetFamily(reference, feasible, deadline)
     return _column_generation(reference, [family], deadline, eps, eps, owner)
 
 
-def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float) -> MIResult:
+def _between_box_and_reference(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
     """A vertex set beyond the enumeration of its lift polytope: the bound of the reference
     ``R`` alone (a member of the set, so every mechanism of the set is feasible for it) and the
     better of two mechanisms feasible for the set, all measured under ``R``:
@@ -354,16 +234,15 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
     :data:`_RELAXATION_SHARE` of the time each."""
     reference = prior_set.reference
     rows = prior_set.vertices / prior_set.vertices.sum(axis=1, keepdims=True)
-
-    def share() -> float:
-        return max(1e-3, _RELAXATION_SHARE * (deadline - time.monotonic()))
-
-    relaxed = search_mutual_information(reference, eps, time_limit=share())
+    deadline = budget.deadline
+    relaxed = search_mutual_information(reference, eps,
+                                        budget=budget.share(_RELAXATION_SHARE, _RELAXATION_FLOOR))
     # outward: the logarithms' rounding, and the final certificate re-checks over the set
     shift = float(np.max(np.log(reference[None, :] / rows))) * (1.0 + 1e-12) + 1e-15
     best, how = None, ""
     if eps > shift:
-        best = search_mutual_information(reference, eps - shift, time_limit=share())
+        best = search_mutual_information(reference, eps - shift,
+                                         budget=budget.share(_RELAXATION_SHARE, _RELAXATION_FLOOR))
         how = f"the reference's design at eps - {shift:.3g} ({best.method})"
     if best is None or relaxed.upper_bound - best.utility > _EXACT_GAP:
         box = prior_set.enclosing_box()
@@ -378,7 +257,7 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, deadline: float)
     bound = max(relaxed.upper_bound, best.utility)  # the box's own bound is not the set's
     exact = bound - best.utility <= _EXACT_GAP
     timed_out = "time limit" in (best.status, relaxed.status)
-    return MIResult(
+    return MISearch(
         best.mechanism, best.utility, bound,
         f"{how}, the set beyond its lift-vertex enumeration; bound from the reference alone "
         f"({relaxed.method})", exact, best.iterations + relaxed.iterations, best.columns,
@@ -407,7 +286,7 @@ def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
 
 
 def _column_generation(prior: np.ndarray, families: list, deadline: float,
-                       ceiling: float, eps: float, owner: str = "") -> MIResult:
+                       ceiling: float, eps: float, owner: str = "") -> MISearch:
     """Column generation (:mod:`.engine`) over the lift vectors of ``families``: master
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
     ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""
@@ -425,7 +304,7 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
         search = column_generation(master, pricer, deadline, ceiling, tolerance)
         mechanism = master.mechanism()
     except SolverError as error:  # e.g. lift vectors of 1e17 next to 1 for a prior entry 1e-30
-        return MIResult(np.ones((prior.size, 1)), 0.0, ceiling,
+        return MISearch(np.ones((prior.size, 1)), 0.0, ceiling,
                         f"{_method(prior, families, owner)}: {error}; the constant mechanism "
                         "(leaks 0) with the bound known beforehand", False, 0, lifts.shape[0],
                         Status.GAP)
@@ -437,7 +316,7 @@ def _column_generation(prior: np.ndarray, families: list, deadline: float,
     method = _method(prior, families, owner) + (
         "; master LP rows off by more than the tolerance: renormalised"
         if master.renormalised else "")
-    return MIResult(mechanism, utility, upper, method, exact, search.rounds,
+    return MISearch(mechanism, utility, upper, method, exact, search.rounds,
                     master.lifts.shape[0], status)
 
 

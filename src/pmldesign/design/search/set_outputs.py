@@ -42,6 +42,7 @@ import time
 import numpy as np
 
 from .._highs import new_highs
+from ..budget import Budget, as_budget
 from ..formulation.compact_lp import LinearSolution
 from ..math.feasible import Cone, FeasibleSet
 from ..status import Status, scale
@@ -178,7 +179,7 @@ class _Pricer:
 
 
 def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.ndarray,
-                      time_limit: float | None,
+                      budget: Budget | float | None = None,
                       outputs: np.ndarray | None = None) -> LinearSolution:
     """Maximise ``sum_{x,y} weights[x, y] P(y|x)`` over ``feasible`` (cap rows with ``d = 0``:
     a vertex set) by output generation (module docstring); ``reference`` is a member of the set
@@ -196,15 +197,13 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     >>> from pmldesign.uncertainty import PriorSet
     >>> S = PriorSet.from_vertices([[0.5, 0.5], [0.4, 0.6]])
     >>> F = FeasibleSet.for_set(S, math.log(1.5))
-    >>> s = solve_set_outputs(S.reference[:, None] * np.eye(2), F, S.reference, None)
+    >>> s = solve_set_outputs(S.reference[:, None] * np.eye(2), F, S.reference)
     >>> round(s.value, 6), s.upper_bound >= s.value, s.status
     (0.71087, True, 'optimal')
     """
     if (feasible.d != 0).any():
         raise ValueError("solve_set_outputs: cap rows with a min-term (d > 0) are not covered")
-    start = time.monotonic()
-    deadline = math.inf if time_limit is None or not math.isfinite(time_limit) else (
-        start + time_limit)
+    deadline = as_budget(budget).deadline
     pricer = _Pricer(weights, feasible, reference)
     per_output, upper = pricer.start
     first = np.argsort(-per_output, kind="stable")[:FIRST]
