@@ -12,6 +12,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from .mechanism import Mechanism
 from .uncertainty import ball, bounds, composition, estimation, exact
 from .uncertainty.composition import ComposedMechanism
 from .uncertainty.prior_set import PriorSet
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .typing import MechanismLike, PriorLike
 
 
 @dataclass(frozen=True, repr=False)
@@ -178,11 +184,11 @@ class Certificate(Result):
 
 
 def certify(
-    mechanism: np.ndarray,
-    prior: np.ndarray | None = None,
+    mechanism: MechanismLike | ComposedMechanism,
+    prior: PriorLike | None = None,
     radius: float | None = None,
     *,
-    samples=None,
+    samples: ArrayLike | None = None,
     delta: float | None = None,
     alphabet_size: int | None = None,
     dropna: bool = False,
@@ -193,8 +199,8 @@ def certify(
 
     Parameters
     ----------
-    mechanism : (N, M) array_like
-        Row-stochastic matrix.
+    mechanism : (N, M) array_like, Mechanism or ComposedMechanism
+        Row-stochastic matrix, or several releases together (:func:`~pmldesign.compose`).
     prior : (N,) array_like or PriorSet, optional
         Full-support prior of the input (or the center of the ball), or a
         :class:`~pmldesign.uncertainty.PriorSet`: ``worst_case_epsilon`` is then the capacity

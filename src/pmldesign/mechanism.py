@@ -25,7 +25,7 @@ import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -35,6 +35,9 @@ from ._errors import InvalidInputError
 from ._files import atomic_path, regular_file
 from ._json import dumps, encode, jsonable, loads
 from ._validation import as_mechanism
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable
 
 
 @dataclass(frozen=True)
@@ -294,7 +297,8 @@ class Mechanism(NDArrayOperatorsMixin):
                 with open(tmp, "wb") as handle:
                     np.save(handle, self.matrix, allow_pickle=False)
 
-    def relabel(self, inputs=None, outputs=None) -> Mechanism:
+    def relabel(self, inputs: Iterable[Hashable] | None = None,
+                outputs: Iterable[Hashable] | None = None) -> Mechanism:
         """The same matrix and guarantee with new labels (``None`` keeps the current ones)."""
         return Mechanism(self.matrix, self.inputs if inputs is None else inputs,
                          self.outputs if outputs is None else outputs, self.guarantee)

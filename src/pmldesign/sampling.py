@@ -7,11 +7,15 @@ draw and two table look-ups, with no Python loop over records.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._errors import InvalidInputError
-from ._validation import as_mechanism, as_rng, reject_masked
+from ._validation import RngLike, as_mechanism, as_rng, reject_masked
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 #: Records privatised per vectorised block: small enough for the temporaries to stay in cache
 #: (about 20 bytes each), large enough that numpy's per-call overhead is negligible.
@@ -71,7 +75,8 @@ def _vose_row(scaled: np.ndarray, threshold: np.ndarray, alias: np.ndarray) -> N
         threshold[j] = 1.0
 
 
-def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
+def sample(mechanism: ArrayLike, inputs: ArrayLike,
+           rng: RngLike = None) -> NDArray[np.unsignedinteger]:
     """Draw one output of ``mechanism`` for every input symbol.
 
     Parameters

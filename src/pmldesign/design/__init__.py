@@ -35,7 +35,7 @@ gives; the *master* is the LP over the columns found so far and *pricing* the se
 entering columns with a certified bound (:mod:`.search.engine`).
 """
 
-from .api import DesignResult, design, design_ldp
+from .api import DesignResult, EstimationResult, design, design_ldp
 from .closed_form import binary_mechanism, extremal_mechanism, randomized_response, rr_for_pml
 from .compare import Comparison, Contender, compare
 from .formulation.polytope import ldp_polytope, pml_polytope
@@ -47,6 +47,7 @@ __all__ = [
     "Comparison",
     "Contender",
     "DesignResult",
+    "EstimationResult",
     "EstimationComparison",
     "EstimationContender",
     "MIResult",

@@ -8,7 +8,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -41,6 +41,12 @@ from .search.cone_pricing import make_cone
 from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_linear_gain
 from .search.set_outputs import solve_set_outputs
 from .status import Status, is_exact
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..mechanism import Mechanism
+    from ..typing import FloatArray, PriorLike
 
 UTILITIES = ("mutual_information", "linear", "estimation")
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
@@ -123,7 +129,7 @@ class DesignResult(Result):
 
     _derived = ("gap",)
 
-    mechanism: np.ndarray
+    mechanism: FloatArray | Mechanism
     utility: float
     upper_bound: float
     method: str
@@ -215,9 +221,18 @@ def utility_ceiling(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray |
     return rescaled_ceiling(ceiling, prior, gain is None)  # for the prior read as p / sum(p)
 
 
-def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-           gain: Any = None, time_limit: float | None = None, weights: Any = None,
-           releases: int = 1) -> DesignResult:
+@overload
+def design(prior: PriorLike, eps: float, *, radius: float = 0.0,
+           utility: Literal["estimation"], gain: ArrayLike | None = None,
+           time_limit: float | None = None, weights: ArrayLike | None = None,
+           releases: int = 1) -> EstimationResult: ...
+@overload
+def design(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+           gain: ArrayLike | None = None, time_limit: float | None = None,
+           weights: ArrayLike | None = None, releases: int = 1) -> DesignResult: ...
+def design(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+           gain: ArrayLike | None = None, time_limit: float | None = None,
+           weights: ArrayLike | None = None, releases: int = 1) -> DesignResult:
     """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
     for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
 
@@ -597,8 +612,17 @@ def _mutual_information_over_set(prior_set: PriorSet, eps: float, time_limit: fl
                    proved=found.exact)
 
 
-def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
-               time_limit: float | None = None, weights: Any = None) -> DesignResult:
+@overload
+def design_ldp(prior: PriorLike, eps: float, *, utility: Literal["estimation"],
+               gain: ArrayLike | None = None, time_limit: float | None = None,
+               weights: ArrayLike | None = None) -> EstimationResult: ...
+@overload
+def design_ldp(prior: PriorLike, eps: float, *, utility: str | None = None,
+               gain: ArrayLike | None = None, time_limit: float | None = None,
+               weights: ArrayLike | None = None) -> DesignResult: ...
+def design_ldp(prior: PriorLike, eps: float, *, utility: str | None = None,
+               gain: ArrayLike | None = None, time_limit: float | None = None,
+               weights: ArrayLike | None = None) -> DesignResult:
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
     ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,

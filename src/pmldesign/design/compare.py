@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -24,6 +24,11 @@ from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .api import _solve, _solve_set, objective, utility_value
 from .closed_form import rr_for_pml
 from .oracles.comparison import EstimationComparison, compare_estimation
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..typing import PriorLike
 
 
 @dataclass(frozen=True, repr=False)
@@ -103,8 +108,21 @@ def _ldp_at_pml(prior_set: PriorSet, eps: float, gain, limit, at_budget: Contend
     return best
 
 
-def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-            gain: Any = None, time_limit: float | None = None,
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0,
+            utility: Literal["estimation"], gain: ArrayLike | None = None,
+            time_limit: float | None = None, n: int | None = None) -> EstimationComparison: ...
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0,
+            utility: Literal["mutual_information", "linear"] | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
+            n: int | None = None) -> Comparison: ...
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
+            n: int | None = None) -> Comparison | EstimationComparison: ...
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
             n: int | None = None) -> Comparison | EstimationComparison:
     """Utility and guarantees of the three mechanisms at PML budget ``eps``.
 

@@ -27,7 +27,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from .engine import Entering, column_generation
 from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
 from .two_level import LdpFamily, RobustTwoLevelFamily
+
+if TYPE_CHECKING:
+    from ...typing import PriorLike
 
 #: Seconds allowed when ``time_limit=None``.
 DEFAULT_TIME_LIMIT = 30.0
@@ -135,7 +138,7 @@ class MIResult(Result):
         return self.upper_bound - self.utility
 
 
-def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
+def maximize_mutual_information(prior: PriorLike, eps: float, *, radius: float = 0.0,
                                 ldp: bool = False,
                                 time_limit: float | None = None) -> MIResult:
     """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.
