@@ -20,7 +20,7 @@ from ._categories import category_counts
 from ._errors import CompositionWarning, InvalidInputError
 from ._json import jsonable
 from ._results import Result
-from ._validation import as_int, as_mechanism, as_mechanism_and_prior
+from ._validation import as_int, as_mechanism, as_mechanism_and_prior, as_real
 from .leakage import measures, regions
 from .mechanism import Mechanism
 from .uncertainty import ball, bounds, composition, estimation, exact
@@ -117,7 +117,7 @@ class Certificate(Result):
     def satisfies(self, eps: float) -> bool:
         """Whether the mechanism is eps-PML for the certified prior, or for every prior of the
         certified ball or prior set when one was given (no slack)."""
-        return self.guarantee[0] <= eps
+        return self.guarantee[0] <= as_real(eps, "eps")
 
     def to_dict(self) -> dict:
         """Plain-Python view for JSON (an infinite epsilon, or a nan, becomes ``None``).

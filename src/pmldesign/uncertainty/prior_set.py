@@ -56,6 +56,7 @@ from .._validation import (
     as_open_probability,
     as_positive,
     as_prior,
+    as_real,
 )
 from ..leakage import rounding
 from ..leakage.measures import (
@@ -114,6 +115,10 @@ class PriorSet:
     center: np.ndarray | None = None
     radius: float | None = None
     lower: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.radius is not None:  # the one scalar: a string or a bool is no radius
+            as_real(self.radius, "radius")
 
     # -- construction ----------------------------------------------------------------------
 
