@@ -375,6 +375,7 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
     if as_json:
         _io.print_json({
             "eps": eps,
+            "radius": radius,
             "utility": result.utility,
             "mechanisms": {
                 c.name: {"utility_value": c.utility, "epsilon": c.epsilon,
@@ -430,7 +431,8 @@ def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, ca
     fields = ("epsilon", "ldp_epsilon", "mse", "l1_error", "mse_at_n", "l1_error_at_n",
               "estimator")
     if as_json:
-        _io.print_json({"eps": eps, "utility": "estimation", "n": records, "note": result.note,
+        _io.print_json({"eps": eps, "radius": 0.0, "utility": "estimation", "n": records,
+                        "note": result.note,
                         "mechanisms": {c.name: {f: getattr(c, f) for f in fields}
                                        for c in result.contenders}}, "compare")
         return
