@@ -349,7 +349,8 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
 
     Two LDP rows: the optimal LDP mechanism at LDP eps = the budget (its PML eps is smaller),
-    and the one whose certified PML eps meets the budget (its LDP eps raised by bisection),
+    and the one whose certified PML eps meets the budget (the largest LDP eps the search met
+    whose optimal LDP mechanism is certified eps-PML),
     the fair comparison at one PML budget.
 
     With --utility estimation: k-RR, OUE, OLH, subset selection and Hadamard response, each
