@@ -76,6 +76,9 @@ pml.design(set_or_prior, 0.5)
 pml.design([0.5, 0.5], "1")  # line 22: a string eps
 pml.certify(rr, prior, radius="0.1")  # line 23: a string radius
 reveal_type(pml.privatize((0, 1), rr, rng=0))
+labelled = pml.Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["no", "yes"])
+reveal_type(pml.privatize(["yes", "no"], labelled, rng=np.random.default_rng(1)))
+pml.Accountant(pml.PriorSet.box([0.2, 0.3]), budget=1.0).add(labelled)
 '''
 
 REVEALED = [
@@ -89,6 +92,7 @@ REVEALED = [
     "pandas.core.series.Series[Any]",
     "pandas.core.frame.DataFrame",
     "numpy.ndarray[tuple[Any, ...], numpy.dtype[numpy.unsignedinteger[Any]]]",
+    "list[Any]",
     "list[Any]",
 ]
 

@@ -39,6 +39,8 @@ from ._validation import as_mechanism
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable
 
+    from numpy.typing import ArrayLike
+
 
 @dataclass(frozen=True)
 class Guarantee:
@@ -129,7 +131,7 @@ def _labels(values: Any, size: int, name: str) -> tuple:
     return tuple(labels)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Mechanism(NDArrayOperatorsMixin):
     """A row-stochastic matrix ``P(y | x)`` with labelled inputs and outputs.
 
@@ -157,28 +159,31 @@ class Mechanism(NDArrayOperatorsMixin):
     """
 
     matrix: np.ndarray
-    inputs: tuple = None  # type: ignore[assignment]
-    outputs: tuple = None  # type: ignore[assignment]
-    guarantee: Guarantee | None = None
+    inputs: tuple[Any, ...]
+    outputs: tuple[Any, ...]
+    guarantee: Guarantee | None
 
-    def __post_init__(self) -> None:
-        source = self.matrix.matrix if isinstance(self.matrix, Mechanism) else self.matrix
-        matrix = as_mechanism(source).copy()
-        matrix.setflags(write=False)
+    def __init__(self, matrix: ArrayLike, inputs: Iterable[Hashable] | None = None,
+                 outputs: Iterable[Hashable] | None = None,
+                 guarantee: Guarantee | dict[str, Any] | None = None) -> None:
+        source = matrix.matrix if isinstance(matrix, Mechanism) else matrix
+        stored = as_mechanism(source).copy()
+        stored.setflags(write=False)
         set_ = object.__setattr__
-        set_(self, "matrix", matrix)
-        set_(self, "inputs", _labels(self.inputs, matrix.shape[0], "inputs"))
-        set_(self, "outputs", _labels(self.outputs, matrix.shape[1], "outputs"))
-        if isinstance(self.guarantee, dict):
-            set_(self, "guarantee", Guarantee.from_dict(self.guarantee))
-        elif self.guarantee is not None and not isinstance(self.guarantee, Guarantee):
+        set_(self, "matrix", stored)
+        set_(self, "inputs", _labels(inputs, stored.shape[0], "inputs"))
+        set_(self, "outputs", _labels(outputs, stored.shape[1], "outputs"))
+        if isinstance(guarantee, dict):
+            guarantee = Guarantee.from_dict(guarantee)
+        elif guarantee is not None and not isinstance(guarantee, Guarantee):
             raise InvalidInputError(
-                f"guarantee: must be a Guarantee, a dict or None, got {type(self.guarantee)}"
+                f"guarantee: must be a Guarantee, a dict or None, got {type(guarantee)}"
             )
-        prior = None if self.guarantee is None else self.guarantee.prior
-        if prior is not None and len(prior) != matrix.shape[0]:
+        set_(self, "guarantee", guarantee)
+        prior = None if guarantee is None else guarantee.prior
+        if prior is not None and len(prior) != stored.shape[0]:
             raise InvalidInputError(f"guarantee: the prior has {len(prior)} entries, the "
-                                    f"mechanism {matrix.shape[0]} inputs")
+                                    f"mechanism {stored.shape[0]} inputs")
 
     # --- array behaviour -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
