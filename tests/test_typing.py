@@ -150,3 +150,15 @@ def test_package_ships_py_typed_and_dev_extra_pins_mypy():
     assert "mypy>=" in dev and "pandas-stubs>=" in dev
     pins = (ROOT / "constraints.txt").read_text(encoding="utf-8")
     assert re.search(r"^mypy==", pins, re.M) and re.search(r"^pandas-stubs==", pins, re.M)
+
+
+#: Modules of the package that pass ``mypy --strict`` on their own (the public entry points
+#: first); the rest of the package is not yet clean, so this list only grows.
+STRICT_MODULES = ("__init__.py", "typing.py", "sampling.py", "_validation.py", "_results.py",
+                  "_files.py", "_json.py", "_errors.py", "release/privatize.py",
+                  "leakage/regions.py", "leakage/estimation_error.py", "design/status.py")
+
+
+def test_strict_modules_of_the_package_pass_mypy_strict(tmp_path):
+    done = mypy(tmp_path, *(PACKAGE / name for name in STRICT_MODULES))
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -222,12 +222,12 @@ def as_int(value: Any, name: str, minimum: int) -> int:
         number = int(value)
     else:
         try:
-            number = float(value)
+            real = float(value)
         except (TypeError, ValueError, OverflowError):
             raise InvalidInputError(f"{rule}, got {_short(value)}") from None
-        if not math.isfinite(number) or number != int(number):
+        if not math.isfinite(real) or real != int(real):
             raise InvalidInputError(f"{rule}, got {_short(value)}")
-        number = int(number)
+        number = int(real)
     if not minimum <= number <= MAX_INT:
         raise InvalidInputError(f"{rule}, got {_short(value)}")
     return number

@@ -41,7 +41,7 @@ class AliasTable:
     outcome: np.ndarray
 
     @classmethod
-    def from_mechanism(cls, mechanism: np.ndarray) -> AliasTable:
+    def from_mechanism(cls, mechanism: ArrayLike) -> AliasTable:
         """Build the tables of a validated row-stochastic matrix."""
         matrix = as_mechanism(mechanism)
         n_inputs, n_outputs = matrix.shape
@@ -123,14 +123,15 @@ class _RandomStateUniforms:
         return out
 
 
-def _uniform_source(rng):
+def _uniform_source(rng: RngLike) -> np.random.Generator | _RandomStateUniforms:
     """A Generator from ``rng`` (:func:`as_rng`), or a RandomState's uniforms."""
     if isinstance(rng, np.random.RandomState):
         return _RandomStateUniforms(rng)
     return as_rng(rng)
 
 
-def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray) -> np.ndarray:
+def draw_into(table: AliasTable, symbols: np.ndarray,
+              generator: np.random.Generator | _RandomStateUniforms, out: np.ndarray) -> np.ndarray:
     """Write one alias draw per checked symbol ``0..N-1`` (any integer dtype) into ``out``.
 
     Works in blocks of :data:`_BLOCK` records with buffers reused across blocks, so the
@@ -159,7 +160,7 @@ def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray
     return out
 
 
-def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
+def _as_symbols(inputs: ArrayLike, n_inputs: int) -> np.ndarray:
     reject_masked(inputs, "inputs")
     try:
         array = np.asarray(inputs)
