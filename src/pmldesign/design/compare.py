@@ -60,8 +60,10 @@ LDP_FIRST_OVERSHOOT = 1.1
 @dataclass(frozen=True, repr=False)
 class Comparison(Result):
     """:func:`compare` result: ``optimal_pml``, ``randomized_response``, ``optimal_ldp`` (the
-    optimal LDP mechanism at LDP eps = the budget) and ``optimal_ldp_at_pml`` (the optimal LDP
-    mechanism whose PML eps meets the budget: the fair LDP row at one PML budget)."""
+    optimal LDP mechanism at LDP eps = the budget) and ``optimal_ldp_at_pml`` (the optimal L-LDP
+    mechanism for the largest LDP eps L the search met whose certified PML eps meets the
+    budget: the fair LDP row at one PML budget; no L of the search's final bracket does better
+    by more than :data:`LDP_UTILITY_GAP` of its utility, see :func:`_ldp_at_pml`)."""
 
     eps: float
     utility: str
