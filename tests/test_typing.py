@@ -109,8 +109,10 @@ def test_user_script_sees_the_documented_types(tmp_path):
 
 
 def _public_callables():
-    for name in pml.__all__:
-        value = getattr(pml, name)
+    for module, name in [(m, n) for m in (pml, pml.linear, pml.additive) for n in m.__all__]:
+        value = getattr(module, name)
+        if module is not pml:
+            name = f"{module.__name__.split('.')[-1]}.{name}"
         if inspect.isfunction(value):
             yield name, value
         elif inspect.isclass(value) and not issubclass(value, BaseException):
