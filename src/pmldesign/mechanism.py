@@ -39,7 +39,7 @@ from ._validation import as_mechanism
 if TYPE_CHECKING:
     from collections.abc import Hashable, Iterable
 
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 @dataclass(frozen=True)
@@ -85,12 +85,13 @@ class Guarantee:
                                     f"numbers and n_samples an integer, got {self!r}"[:300]
                                     ) from None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-Python view (JSON-safe)."""
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        plain: dict[str, Any] = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return plain
 
     @classmethod
-    def from_dict(cls, data: dict) -> Guarantee:
+    def from_dict(cls, data: dict[str, Any]) -> Guarantee:
         """Inverse of :meth:`to_dict`; every field is checked against the mechanism schema
         (unknown keys, wrong types and out-of-range values are an error).
 
@@ -104,11 +105,11 @@ utility=None, method=None)
         return cls(**data)
 
 
-def _labels(values: Any, size: int, name: str) -> tuple:
+def _labels(values: Any, size: int, name: str) -> tuple[str | int, ...]:
     """Validated labels: strings or integers, unique, one per row/column (default 0..size-1)."""
     if values is None:
         return tuple(range(size))
-    labels = []
+    labels: list[str | int] = []
     if isinstance(values, str | bytes) or not np.iterable(values):
         raise InvalidInputError(f"{name}: must be a sequence of labels, got "
                                 f"{type(values).__name__}")
@@ -186,21 +187,21 @@ class Mechanism(NDArrayOperatorsMixin):
                                     f"mechanism {stored.shape[0]} inputs")
 
     # --- array behaviour -------------------------------------------------------------------
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         # a writable copy unless copy=False: code that accepts arrays may modify them in place
         if copy is False:
             return self.matrix if dtype is None else self.matrix.astype(dtype, copy=False)
         return np.array(self.matrix, dtype=dtype)
 
-    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *args: Any, **kwargs: Any) -> Any:
         args = tuple(a.matrix if isinstance(a, Mechanism) else a for a in args)
         return getattr(ufunc, method)(*args, **kwargs)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self.matrix[key]
 
     def __len__(self) -> int:
-        return self.matrix.shape[0]
+        return int(self.matrix.shape[0])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -248,11 +249,11 @@ class Mechanism(NDArrayOperatorsMixin):
                 f"</thead><tbody>{body}</tbody></table>")
 
     # --- serialisation ---------------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The version-1 JSON document as plain Python (see the module docstring)."""
         return self._document(self.matrix.tolist())
 
-    def _document(self, matrix: Any) -> dict:
+    def _document(self, matrix: Any) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -309,7 +310,7 @@ class Mechanism(NDArrayOperatorsMixin):
                          self.outputs if outputs is None else outputs, self.guarantee)
 
 
-def labels_of(prior: Any) -> tuple | None:
+def labels_of(prior: Any) -> tuple[Any, ...] | None:
     """The labels of a prior given as a pandas Series (its index), else ``None``."""
     index = getattr(prior, "index", None)
     if index is None or isinstance(prior, np.ndarray) or callable(index):
@@ -317,7 +318,8 @@ def labels_of(prior: Any) -> tuple | None:
     return tuple(index)
 
 
-def labelled(matrix: Any, prior: Any, *, same_outputs: bool, **guarantee: Any):
+def labelled(matrix: np.ndarray, prior: Any, *, same_outputs: bool,
+             **guarantee: Any) -> np.ndarray | Mechanism:
     """``matrix`` as a :class:`Mechanism` labelled by ``prior``'s index, or unchanged.
 
     Mechanism-returning functions call this: when the prior is a pandas Series its index
