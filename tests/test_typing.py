@@ -28,27 +28,33 @@ PACKAGE = ROOT / "src" / "pmldesign"
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 
-def mypy(tmp_path: Path, *files: Path) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    """One mypy cache for this module's runs (numpy's and pandas' stubs analysed once)."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def mypy(cache: Path, tmp_path: Path, *files: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
     env["MYPYPATH"] = str(ROOT / "src")
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-         "--cache-dir", str(tmp_path / "cache"), *map(str, files)],
+         "--cache-dir", str(cache), *map(str, files)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_readme_python_blocks_pass_mypy_strict(tmp_path):
+def test_readme_python_blocks_pass_mypy_strict(cache, tmp_path):
     blocks = readme_blocks({"python"})
     assert blocks
     script = tmp_path / "readme_blocks.py"
     script.write_text("\n\n".join(blocks), encoding="utf-8")
-    done = mypy(tmp_path, script)
+    done = mypy(cache, tmp_path, script)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_examples_pass_mypy_strict(tmp_path):
+def test_examples_pass_mypy_strict(cache, tmp_path):
     assert len(EXAMPLES) >= 6
-    done = mypy(tmp_path, *EXAMPLES)
+    done = mypy(cache, tmp_path, *EXAMPLES)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -97,10 +103,10 @@ REVEALED = [
 ]
 
 
-def test_user_script_sees_the_documented_types(tmp_path):
+def test_user_script_sees_the_documented_types(cache, tmp_path):
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT, encoding="utf-8")
-    out = mypy(tmp_path, script).stdout
+    out = mypy(cache, tmp_path, script).stdout
     revealed = re.findall(r'Revealed type is "(.*)"', out)
     assert revealed == REVEALED, out
     errors = [line for line in out.splitlines() if ": error:" in line]
@@ -161,6 +167,6 @@ STRICT_MODULES = ("__init__.py", "typing.py", "sampling.py", "_validation.py", "
                   "leakage/regions.py", "leakage/estimation_error.py", "design/status.py")
 
 
-def test_strict_modules_of_the_package_pass_mypy_strict(tmp_path):
-    done = mypy(tmp_path, *(PACKAGE / name for name in STRICT_MODULES))
+def test_strict_modules_of_the_package_pass_mypy_strict(cache, tmp_path):
+    done = mypy(cache, tmp_path, *(PACKAGE / name for name in STRICT_MODULES))
     assert done.returncode == 0, done.stdout + done.stderr
