@@ -64,24 +64,24 @@ class FrequencyEstimate:
         joined by ``" | "``); :meth:`marginals` then estimates each column's shares.
     """
 
-    estimate: Any
-    stderr: Any
-    lower: Any
-    upper: Any
-    identifiable: Any
-    counts: Any
+    estimate: pd.Series[float]
+    stderr: pd.Series[float]
+    lower: pd.Series[float]
+    upper: pd.Series[float]
+    identifiable: pd.Series[bool]
+    counts: pd.Series[int]
     method: str
     confidence: float
     n: int
-    covariance: Any = None
-    columns: tuple | None = None
+    covariance: pd.DataFrame | None = None
+    columns: tuple[str, ...] | None = None
 
     @property
-    def non_identifiable(self) -> tuple:
+    def non_identifiable(self) -> tuple[Any, ...]:
         """Input labels whose shares cannot be recovered (empty when all can)."""
         return tuple(self.identifiable.index[~self.identifiable.to_numpy()])
 
-    def marginals(self) -> dict:
+    def marginals(self) -> dict[str, FrequencyEstimate]:
         """Each column's shares, with intervals, from the joint estimate of several columns.
 
         The share of a value is the sum of the joint shares that have it, its variance
