@@ -25,6 +25,8 @@ from .math.eps_max import RR_EPS_LIMIT, warn_at_eps_max
 from .repair import finalize
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from ..mechanism import Mechanism
     from ..typing import FloatArray, PriorLike
 
@@ -82,7 +84,7 @@ def _one_minus_e_eps(eps: float, x: float) -> float:
     return 1.0 if x <= 0 else -math.expm1(eps + math.log(x))
 
 
-def extremal_mechanism(prior: PriorLike, eps: float) -> FloatArray | Mechanism:
+def extremal_mechanism(prior: ArrayLike, eps: float) -> FloatArray:
     """Closed-form optimal eps-PML mechanism, optimal for every sub-convex utility.
 
     Cases (docs/extremal.md, Sec. 3):
