@@ -16,6 +16,7 @@ target_eps, delta = 1.0, 1e-6
 
 cal = pml.calibrate_from_samples(samples, target_eps, delta, alphabet_size=4)
 print(cal)
+assert cal.prior_estimate is not None  # always set when calibrated from samples
 result = pml.design(cal.prior_estimate, target_eps, radius=cal.radius)
 cert = pml.certify(result.mechanism, samples=samples, delta=delta)
 eps, d = cert.guarantee

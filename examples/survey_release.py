@@ -29,13 +29,15 @@ import argparse
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 import pmldesign as pml
 from pmldesign.data import adult_levels, load_adult
-from pmldesign.design.oracles import frequency_oracles
+from pmldesign.design.oracles import FrequencyOracle, frequency_oracles
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--quick", action="store_true",
@@ -66,8 +68,9 @@ order = np.random.default_rng(2026).permutation(next(iter(columns.values())).siz
 split = order.size // 10
 
 
-def support_probabilities(oracle):
+def support_probabilities(oracle: FrequencyOracle | None) -> tuple[float, float]:
     """p* and q* of a structured oracle's support count (table of design/oracles/protocols)."""
+    assert oracle is not None, "an oracle without a matrix is one of frequency_oracles"
     ratio, size = oracle.parameters["ratio"], oracle.variances.size
     if oracle.name == "OUE":
         return 0.5, 1.0 / (ratio + 1.0)
@@ -79,7 +82,8 @@ def support_probabilities(oracle):
     return p, p * (d - 1) / (size - 1) + (1 - p) * d / (size - 1)
 
 
-def true_mse(contender, oracle, truth):
+def true_mse(contender: pml.EstimationContender, oracle: FrequencyOracle | None,
+             truth: npt.NDArray[np.float64]) -> float:
     """Asymptotic n*MSE of the shares under the true shares (the MLE's for a matrix, the
     support count's variance ``(f p*(1-p*) + (1-f) q*(1-q*)) / (p*-q*)^2`` otherwise)."""
     if contender.mechanism is not None:
@@ -88,13 +92,16 @@ def true_mse(contender, oracle, truth):
     return float(np.sum(truth * p * (1 - p) + (1 - truth) * q * (1 - q)) / (p - q) ** 2)
 
 
-def simulate(codes, size, mechanism, oracle, rng):
+def simulate(codes: npt.NDArray[np.integer[Any]], size: int,
+             mechanism: npt.NDArray[np.float64] | None, oracle: FrequencyOracle | None,
+             rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """Estimated shares of one release of ``codes`` (integer inputs 0..size-1)."""
     if mechanism is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pml.IdentifiabilityWarning)
             released = pml.privatize(codes, mechanism, rng=rng)
-            return pml.estimate_frequencies(released, mechanism).estimate.to_numpy()
+            estimate = pml.estimate_frequencies(released, mechanism).estimate
+            return np.asarray(estimate, dtype=np.float64)
     # the support count's marginal law per share, exact for the expected l1 and l2 errors
     p, q = support_probabilities(oracle)
     counts = np.bincount(codes, minlength=size)
@@ -125,7 +132,7 @@ for name, column in columns.items():
                          "n*MSE true": true_mse(contender, oracles.get(contender.name), truth),
                          "sim n*L2": rest.size * float(np.mean(np.sum(errors**2, axis=1))),
                          "sim L1": float(np.mean(np.abs(errors).sum(axis=1)))})
-            if contender.name == "optimal PML":
+            if contender.name == "optimal PML" and contender.mechanism is not None:
                 on_truth = pml.certify(contender.mechanism, truth, warn=False)
                 held.append({"column": name, "eps": eps, "truth in box": box.contains(truth),
                              "design eps on true shares": on_truth.epsilon,
@@ -141,8 +148,8 @@ for name, column in columns.items():
 table = pd.DataFrame(rows)
 print(f"Adult, prior from the first {split:,} shuffled records (box, delta {delta:g}); "
       f"errors over {repeats} releases of the other {order.size - split:,}\n")
-for name, part in table.groupby("column", sort=False):
-    print(f"== {name}")
+for column_name, part in table.groupby("column", sort=False):
+    print(f"== {column_name}")
     print(part.drop(columns="column").round(4).to_string(index=False), "\n")
 print("guarantee on the TRUE shares of the whole column (design certified on them):")
 print(pd.DataFrame(held).round(4).to_string(index=False), "\n")

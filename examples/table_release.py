@@ -33,9 +33,13 @@ totals as epsilon_<way>_<eps_total>, the observed combinations' flat indices)
 import argparse
 import tempfile
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 import pmldesign as pml
@@ -75,13 +79,27 @@ print(f"{n:,} records, {len(observed)} of {int(np.prod(shape))} combinations occ
       f"prior: their shares in the whole data set (fixed)")
 
 
-def joint_matrix(mats):
+Matrix = npt.NDArray[np.float64]
+
+
+@dataclass
+class Way:
+    """One way of releasing the table: its matrix on the combinations, the per-column
+    matrices (None for the joint design), its certified total and per-column eps."""
+
+    matrix: Matrix
+    columns: list[Matrix] | None
+    epsilon: float
+    per_column: str | float
+
+
+def joint_matrix(mats: list[Matrix]) -> Matrix:
     """The composition's matrix on the observed combinations: rows 152, outputs the tuples."""
-    full = np.einsum("ai,bj,ck->abcijk", *mats).reshape(int(np.prod(shape)), -1)
+    full: Matrix = np.einsum("ai,bj,ck->abcijk", *mats).reshape(int(np.prod(shape)), -1)
     return full[observed]
 
 
-def covariance(matrix, prior):
+def covariance(matrix: Matrix, prior: Matrix) -> Matrix:
     """Per-record asymptotic covariance of the MLE shares, F^-1 - p p^T (F: Fisher)."""
     q = prior @ matrix
     keep = q > 0
@@ -89,12 +107,15 @@ def covariance(matrix, prior):
     return np.linalg.inv(fisher) - np.outer(prior, prior)
 
 
-def per_column(build, eps_total):
+Build = Callable[[Matrix, float], "Matrix | pml.Mechanism"]
+
+
+def per_column(build: Build, eps_total: float) -> tuple[float, list[Matrix], float]:
     """Largest common per-column eps (bisection) whose composition is certified <= eps_total."""
     lo, hi, best = 0.0, eps_total, None
     for _ in range(steps):
         mid = (lo + hi) / 2
-        mats = [build(marginal_priors[k], mid) for k in range(3)]
+        mats = [np.asarray(build(marginal_priors[k], mid), dtype=np.float64) for k in range(3)]
         with warnings.catch_warnings():  # its advice is about releasing this matrix twice
             warnings.simplefilter("ignore", pml.CompositionWarning)
             total = pml.certify(joint_matrix(mats), p_obs).epsilon
@@ -102,34 +123,38 @@ def per_column(build, eps_total):
             lo, best = mid, (mid, mats, total)
         else:
             hi = mid
+    if best is None:
+        raise SystemExit(f"no per-column eps in {steps} halvings meets eps_total {eps_total}")
     return best
 
 
-def estimation_design(prior, eps):
+def estimation_design(prior: Matrix, eps: float) -> Matrix | pml.Mechanism:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pml.EpsilonMaxWarning)
         return pml.design(prior, eps, utility="estimation").mechanism
 
 
 rng = np.random.default_rng(2026)
-rows, errors, saved = [], {}, {}
+rows: list[dict[str, Any]] = []
+errors: dict[tuple[float, str], Matrix] = {}
+saved: dict[str, Any] = {}  # arrays for np.savez
 for eps_total in totals:
-    ways = {}
+    ways: dict[str, Way] = {}
     joint_design = pml.design(p_obs, eps_total, utility="estimation",
                               time_limit=joint_time_limit)
     print(f"\neps_total = {eps_total:g}: joint design {joint_design.status}, certified "
           f"{joint_design.epsilon:.4f}, n*MSE {joint_design.mse:.2f} (lower bound "
           f"{joint_design.mse_lower_bound:.4f})")
-    ways["joint design"] = dict(matrix=joint_design.mechanism, columns=None,
-                                epsilon=joint_design.epsilon, per_column="-")
-    for name, build in (("per-column designs", estimation_design),
-                        ("per-column k-RR", pml.rr_for_pml)):
-        eps, mats, certified = per_column(build, eps_total)
-        ways[name] = dict(matrix=joint_matrix(mats), columns=mats, epsilon=certified,
-                          per_column=f"{eps:.4f}")
+    ways["joint design"] = Way(np.asarray(joint_design.mechanism, dtype=np.float64), None,
+                               joint_design.epsilon, "-")
+    builds: dict[str, Build] = {"per-column designs": estimation_design,
+                                "per-column k-RR": pml.rr_for_pml}
+    for name, build in builds.items():
+        eps, column_mats, certified = per_column(build, eps_total)
+        ways[name] = Way(joint_matrix(column_mats), column_mats, certified, f"{eps:.4f}")
         print(f"{name}: per-column eps {eps:.4f}, certified total {certified:.4f}")
     for name, way in ways.items():
-        matrix, mats = way["matrix"], way["columns"]
+        matrix, mats = way.matrix, way.columns
         mse_joint = pml.estimation_mse(matrix, p_obs)
         if mats is None:
             cov = covariance(matrix, p_obs)
@@ -142,12 +167,13 @@ for eps_total in totals:
             warnings.simplefilter("ignore", pml.IdentifiabilityWarning)
             warnings.simplefilter("ignore", RuntimeWarning)  # EM slow near the simplex's edge
             for r in range(runs):
+                parts: list[npt.NDArray[Any]] = []
                 if mats is None:
                     outputs = pml.privatize(record, matrix, rng=rng)
                 else:  # each column privatised on its own, the tuple's index in the product
                     parts = [pml.privatize(data[c], m, rng=rng)
                              for c, m in zip(COLUMNS, mats, strict=True)]
-                    outputs = np.ravel_multi_index(parts, [m.shape[1] for m in mats])
+                    outputs = np.asarray(np.ravel_multi_index(parts, [m.shape[1] for m in mats]))
                 est = pml.estimate_frequencies(outputs, matrix, method=method).estimate.to_numpy()
                 l1[r, 0] = np.abs(est - p_obs).sum()
                 for k in range(3):
@@ -157,13 +183,13 @@ for eps_total in totals:
                         share = pml.estimate_frequencies(parts[k], mats[k]).estimate.to_numpy()
                     l1[r, k + 1] = np.abs(share - marginal_priors[k]).sum()
         errors[(eps_total, name)] = l1.mean(axis=0)
-        rows.append({"eps_total": eps_total, "way": name, "per-column eps": way["per_column"],
-                     "certified total": way["epsilon"], "n*MSE joint": mse_joint,
+        rows.append({"eps_total": eps_total, "way": name, "per-column eps": way.per_column,
+                     "certified total": way.epsilon, "n*MSE joint": mse_joint,
                      **{f"n*MSE {c}": v for c, v in zip(COLUMNS, mse_cols, strict=True)},
                      "l1 joint": l1[:, 0].mean(),
                      **{f"l1 {c}": l1[:, k + 1].mean() for k, c in enumerate(COLUMNS)}})
         key = f"{name.replace(' ', '_')}_{eps_total:g}"
-        saved[f"epsilon_{key}"] = np.array(way["epsilon"])
+        saved[f"epsilon_{key}"] = np.array(way.epsilon)
         if mats is None:
             saved[key] = matrix
         else:
@@ -174,8 +200,8 @@ print(f"\nn = {n:,} records, R = {runs} privatisations per way; n*MSE is the asy
       f"per-record MSE of the shares' MLE, l1 the mean l1 error of the {method} estimates")
 with pd.option_context("display.width", 250, "display.max_columns", 20):
     print(table.round(4).to_string(index=False))
-np.savez(Path(args.output) / "table_release_mechanisms.npz", observed=observed,
-         totals=np.array(totals), **saved)
+saved.update(observed=observed, totals=np.array(totals))
+np.savez(Path(args.output) / "table_release_mechanisms.npz", **saved)
 
 import matplotlib  # noqa: E402
 

@@ -8,6 +8,7 @@ labelled :class:`Mechanism` value type sits below them all (:mod:`pmldesign.mech
 
 import sys
 import types
+from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     BudgetExceededError,
@@ -44,13 +45,94 @@ _NAMES = {
 }
 _HOME = {name: module for module, names in _NAMES.items() for name in names}
 
+if TYPE_CHECKING:  # the names as type checkers see them; at run time they load lazily
+    from . import additive as additive
+    from . import data as data
+    from . import experiments as experiments
+    from . import linear as linear
+    from . import uncertainty as uncertainty
+    from ._validation import (
+        SUM_TOLERANCE,
+    )
+    from .certification import (
+        Certificate,
+        certify,
+    )
+    from .design import (
+        Comparison,
+        Contender,
+        DesignResult,
+        EstimationComparison,
+        EstimationContender,
+        Status,
+        binary_mechanism,
+        compare,
+        design,
+        design_ldp,
+        extremal_mechanism,
+        ldp_polytope,
+        maximize_mutual_information,
+        pml_polytope,
+        randomized_response,
+        rr_for_pml,
+    )
+    from .leakage import (
+        epsilon_max,
+        epsilon_min,
+        estimation_mse,
+        ldp_epsilon,
+        leakage,
+        mutual_information,
+        output_distribution,
+        privacy_region,
+        region_thresholds,
+        tail_probability,
+    )
+    from .mechanism import (
+        Guarantee,
+        Mechanism,
+        load_mechanism,
+    )
+    from .release import (
+        Accountant,
+        FrequencyEstimate,
+        IdentifiabilityWarning,
+        Release,
+        SampleDesign,
+        design_from_samples,
+        estimate_frequencies,
+        privatize,
+    )
+    from .sampling import (
+        sample,
+    )
+    from .uncertainty import (
+        Calibration,
+        ComposedMechanism,
+        PriorSet,
+        calibrate,
+        calibrate_from_samples,
+        compose,
+        empirical_prior,
+        epsilon_after_estimation,
+        failure_probability,
+        l1_radius,
+        leakage_capacity,
+        leakage_sensitivity,
+        lipschitz_bound,
+        samples_needed,
+        sensitivity_bound,
+        worst_case_leakage,
+    )
+
+
 #: Subpackages imported on first attribute access (``pml.linear``), so ``import pmldesign``
 #: and ``pmldesign --help`` stay fast. (``pml.design`` is the function; the subpackage is
 #: ``pmldesign.design`` via ``from pmldesign.design import ...``.)
 _LAZY_SUBPACKAGES = ("additive", "data", "experiments", "linear", "uncertainty")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     import importlib
 
     if name == "__version__":  # one source, the installed package's metadata (pyproject.toml)

@@ -30,7 +30,7 @@ from ._memory import require_memory
 TEXT_EXPANSION = 2
 
 
-def regular_file(path: str | os.PathLike, name: str, *, whole: bool = True) -> Path:
+def regular_file(path: str | os.PathLike[str], name: str, *, whole: bool = True) -> Path:
     """``path`` as a :class:`~pathlib.Path` after checking, with ``os.stat`` and before any
     read, that it is an existing regular file and (``whole``: it will be read into memory at
     once) that it passes the memory check at :data:`TEXT_EXPANSION` bytes per byte.
@@ -65,7 +65,7 @@ file; give a file saved on disk
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``path`` on success.
 
     A path that cannot be written (a missing folder, no permission, a full disk) is an

@@ -77,14 +77,16 @@ class Result:
     _derived: ClassVar[tuple[str, ...]] = ()
 
     def _items(self) -> list[tuple[str, Any]]:
-        names = [f.name for f in dataclasses.fields(self)] + list(self._derived)
+        names = [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+        names += list(self._derived)  # (every Result subclass is a dataclass)
         return [(name, getattr(self, name)) for name in names]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-Python view for JSON: the fields and derived properties (nan becomes
         ``None``; nested results, also in tuples, and other values with a ``to_dict``, such
         as a prior set, become dicts)."""
-        return jsonable({name: _plain(value) for name, value in self._items()})
+        plain: dict[str, Any] = jsonable({name: _plain(value) for name, value in self._items()})
+        return plain
 
     def __repr__(self) -> str:
         lines = []

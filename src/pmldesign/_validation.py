@@ -8,7 +8,7 @@ Nothing is clipped or renormalised: an argument that breaks a rule raises
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -17,6 +17,10 @@ from ._errors import InvalidInputError
 #: Absolute tolerance on row sums of mechanisms and on the total of priors: a row (or prior)
 #: is accepted when ``abs(sum - 1) <= SUM_TOLERANCE``. Values are used as given, not rescaled.
 SUM_TOLERANCE = 1e-9
+
+#: What every ``rng=`` argument takes (:func:`as_rng`), re-exported by :mod:`pmldesign.typing`.
+RngLike: TypeAlias = (int | np.integer | np.random.Generator | np.random.RandomState
+                      | np.random.SeedSequence | np.random.BitGenerator | None)
 
 
 def _fmt(value: Any) -> str:
@@ -218,12 +222,12 @@ def as_int(value: Any, name: str, minimum: int) -> int:
         number = int(value)
     else:
         try:
-            number = float(value)
+            real = float(value)
         except (TypeError, ValueError, OverflowError):
             raise InvalidInputError(f"{rule}, got {_short(value)}") from None
-        if not math.isfinite(number) or number != int(number):
+        if not math.isfinite(real) or real != int(real):
             raise InvalidInputError(f"{rule}, got {_short(value)}")
-        number = int(number)
+        number = int(real)
     if not minimum <= number <= MAX_INT:
         raise InvalidInputError(f"{rule}, got {_short(value)}")
     return number
@@ -252,7 +256,7 @@ def _drawn_seed(source: np.random.Generator | np.random.RandomState) -> np.rando
     return np.random.SeedSequence(words.tolist())
 
 
-def as_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     """The generator every function that takes ``rng`` draws from: a Generator as it is; a
     legacy ``RandomState`` through a seed drawn from it (so the caller's state decides the
     draws); anything else ``numpy.random.default_rng(rng)``. A bad seed (negative,

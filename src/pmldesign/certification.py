@@ -12,6 +12,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,12 +20,17 @@ from ._categories import category_counts
 from ._errors import CompositionWarning, InvalidInputError
 from ._json import jsonable
 from ._results import Result
-from ._validation import as_int, as_mechanism, as_mechanism_and_prior
+from ._validation import as_int, as_mechanism, as_mechanism_and_prior, as_real
 from .leakage import measures, regions
 from .mechanism import Mechanism
 from .uncertainty import ball, bounds, composition, estimation, exact
 from .uncertainty.composition import ComposedMechanism
 from .uncertainty.prior_set import PriorSet
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .typing import MechanismLike, PriorLike
 
 
 @dataclass(frozen=True, repr=False)
@@ -111,7 +117,7 @@ class Certificate(Result):
     def satisfies(self, eps: float) -> bool:
         """Whether the mechanism is eps-PML for the certified prior, or for every prior of the
         certified ball or prior set when one was given (no slack)."""
-        return self.guarantee[0] <= eps
+        return self.guarantee[0] <= as_real(eps, "eps")
 
     def to_dict(self) -> dict:
         """Plain-Python view for JSON (an infinite epsilon, or a nan, becomes ``None``).
@@ -178,11 +184,11 @@ class Certificate(Result):
 
 
 def certify(
-    mechanism: np.ndarray,
-    prior: np.ndarray | None = None,
+    mechanism: MechanismLike | ComposedMechanism,
+    prior: PriorLike | None = None,
     radius: float | None = None,
     *,
-    samples=None,
+    samples: ArrayLike | None = None,
     delta: float | None = None,
     alphabet_size: int | None = None,
     dropna: bool = False,
@@ -193,8 +199,8 @@ def certify(
 
     Parameters
     ----------
-    mechanism : (N, M) array_like
-        Row-stochastic matrix.
+    mechanism : (N, M) array_like, Mechanism or ComposedMechanism
+        Row-stochastic matrix, or several releases together (:func:`~pmldesign.compose`).
     prior : (N,) array_like or PriorSet, optional
         Full-support prior of the input (or the center of the ball), or a
         :class:`~pmldesign.uncertainty.PriorSet`: ``worst_case_epsilon`` is then the capacity

@@ -25,7 +25,7 @@ import json
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -35,6 +35,11 @@ from ._errors import InvalidInputError
 from ._files import atomic_path, regular_file
 from ._json import dumps, encode, jsonable, loads
 from ._validation import as_mechanism
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable
+
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 @dataclass(frozen=True)
@@ -80,12 +85,13 @@ class Guarantee:
                                     f"numbers and n_samples an integer, got {self!r}"[:300]
                                     ) from None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-Python view (JSON-safe)."""
-        return jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        plain: dict[str, Any] = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        return plain
 
     @classmethod
-    def from_dict(cls, data: dict) -> Guarantee:
+    def from_dict(cls, data: dict[str, Any]) -> Guarantee:
         """Inverse of :meth:`to_dict`; every field is checked against the mechanism schema
         (unknown keys, wrong types and out-of-range values are an error).
 
@@ -99,11 +105,11 @@ utility=None, method=None)
         return cls(**data)
 
 
-def _labels(values: Any, size: int, name: str) -> tuple:
+def _labels(values: Any, size: int, name: str) -> tuple[str | int, ...]:
     """Validated labels: strings or integers, unique, one per row/column (default 0..size-1)."""
     if values is None:
         return tuple(range(size))
-    labels = []
+    labels: list[str | int] = []
     if isinstance(values, str | bytes) or not np.iterable(values):
         raise InvalidInputError(f"{name}: must be a sequence of labels, got "
                                 f"{type(values).__name__}")
@@ -126,7 +132,7 @@ def _labels(values: Any, size: int, name: str) -> tuple:
     return tuple(labels)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Mechanism(NDArrayOperatorsMixin):
     """A row-stochastic matrix ``P(y | x)`` with labelled inputs and outputs.
 
@@ -154,45 +160,48 @@ class Mechanism(NDArrayOperatorsMixin):
     """
 
     matrix: np.ndarray
-    inputs: tuple = None  # type: ignore[assignment]
-    outputs: tuple = None  # type: ignore[assignment]
-    guarantee: Guarantee | None = None
+    inputs: tuple[Any, ...]
+    outputs: tuple[Any, ...]
+    guarantee: Guarantee | None
 
-    def __post_init__(self) -> None:
-        source = self.matrix.matrix if isinstance(self.matrix, Mechanism) else self.matrix
-        matrix = as_mechanism(source).copy()
-        matrix.setflags(write=False)
+    def __init__(self, matrix: ArrayLike, inputs: Iterable[Hashable] | None = None,
+                 outputs: Iterable[Hashable] | None = None,
+                 guarantee: Guarantee | dict[str, Any] | None = None) -> None:
+        source = matrix.matrix if isinstance(matrix, Mechanism) else matrix
+        stored = as_mechanism(source).copy()
+        stored.setflags(write=False)
         set_ = object.__setattr__
-        set_(self, "matrix", matrix)
-        set_(self, "inputs", _labels(self.inputs, matrix.shape[0], "inputs"))
-        set_(self, "outputs", _labels(self.outputs, matrix.shape[1], "outputs"))
-        if isinstance(self.guarantee, dict):
-            set_(self, "guarantee", Guarantee.from_dict(self.guarantee))
-        elif self.guarantee is not None and not isinstance(self.guarantee, Guarantee):
+        set_(self, "matrix", stored)
+        set_(self, "inputs", _labels(inputs, stored.shape[0], "inputs"))
+        set_(self, "outputs", _labels(outputs, stored.shape[1], "outputs"))
+        if isinstance(guarantee, dict):
+            guarantee = Guarantee.from_dict(guarantee)
+        elif guarantee is not None and not isinstance(guarantee, Guarantee):
             raise InvalidInputError(
-                f"guarantee: must be a Guarantee, a dict or None, got {type(self.guarantee)}"
+                f"guarantee: must be a Guarantee, a dict or None, got {type(guarantee)}"
             )
-        prior = None if self.guarantee is None else self.guarantee.prior
-        if prior is not None and len(prior) != matrix.shape[0]:
+        set_(self, "guarantee", guarantee)
+        prior = None if guarantee is None else guarantee.prior
+        if prior is not None and len(prior) != stored.shape[0]:
             raise InvalidInputError(f"guarantee: the prior has {len(prior)} entries, the "
-                                    f"mechanism {matrix.shape[0]} inputs")
+                                    f"mechanism {stored.shape[0]} inputs")
 
     # --- array behaviour -------------------------------------------------------------------
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         # a writable copy unless copy=False: code that accepts arrays may modify them in place
         if copy is False:
             return self.matrix if dtype is None else self.matrix.astype(dtype, copy=False)
         return np.array(self.matrix, dtype=dtype)
 
-    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *args: Any, **kwargs: Any) -> Any:
         args = tuple(a.matrix if isinstance(a, Mechanism) else a for a in args)
         return getattr(ufunc, method)(*args, **kwargs)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self.matrix[key]
 
     def __len__(self) -> int:
-        return self.matrix.shape[0]
+        return int(self.matrix.shape[0])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -240,11 +249,11 @@ class Mechanism(NDArrayOperatorsMixin):
                 f"</thead><tbody>{body}</tbody></table>")
 
     # --- serialisation ---------------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The version-1 JSON document as plain Python (see the module docstring)."""
         return self._document(self.matrix.tolist())
 
-    def _document(self, matrix: Any) -> dict:
+    def _document(self, matrix: Any) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -294,13 +303,14 @@ class Mechanism(NDArrayOperatorsMixin):
                 with open(tmp, "wb") as handle:
                     np.save(handle, self.matrix, allow_pickle=False)
 
-    def relabel(self, inputs=None, outputs=None) -> Mechanism:
+    def relabel(self, inputs: Iterable[Hashable] | None = None,
+                outputs: Iterable[Hashable] | None = None) -> Mechanism:
         """The same matrix and guarantee with new labels (``None`` keeps the current ones)."""
         return Mechanism(self.matrix, self.inputs if inputs is None else inputs,
                          self.outputs if outputs is None else outputs, self.guarantee)
 
 
-def labels_of(prior: Any) -> tuple | None:
+def labels_of(prior: Any) -> tuple[Any, ...] | None:
     """The labels of a prior given as a pandas Series (its index), else ``None``."""
     index = getattr(prior, "index", None)
     if index is None or isinstance(prior, np.ndarray) or callable(index):
@@ -308,7 +318,8 @@ def labels_of(prior: Any) -> tuple | None:
     return tuple(index)
 
 
-def labelled(matrix: Any, prior: Any, *, same_outputs: bool, **guarantee: Any):
+def labelled(matrix: np.ndarray, prior: Any, *, same_outputs: bool,
+             **guarantee: Any) -> np.ndarray | Mechanism:
     """``matrix`` as a :class:`Mechanism` labelled by ``prior``'s index, or unchanged.
 
     Mechanism-returning functions call this: when the prior is a pandas Series its index

@@ -7,11 +7,15 @@ draw and two table look-ups, with no Python loop over records.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._errors import InvalidInputError
-from ._validation import as_mechanism, as_rng, reject_masked
+from ._validation import RngLike, as_mechanism, as_rng, reject_masked
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 #: Records privatised per vectorised block: small enough for the temporaries to stay in cache
 #: (about 20 bytes each), large enough that numpy's per-call overhead is negligible.
@@ -37,7 +41,7 @@ class AliasTable:
     outcome: np.ndarray
 
     @classmethod
-    def from_mechanism(cls, mechanism: np.ndarray) -> AliasTable:
+    def from_mechanism(cls, mechanism: ArrayLike) -> AliasTable:
         """Build the tables of a validated row-stochastic matrix."""
         matrix = as_mechanism(mechanism)
         n_inputs, n_outputs = matrix.shape
@@ -71,7 +75,8 @@ def _vose_row(scaled: np.ndarray, threshold: np.ndarray, alias: np.ndarray) -> N
         threshold[j] = 1.0
 
 
-def sample(mechanism: np.ndarray, inputs: np.ndarray, rng=None) -> np.ndarray:
+def sample(mechanism: ArrayLike, inputs: ArrayLike,
+           rng: RngLike = None) -> NDArray[np.unsignedinteger]:
     """Draw one output of ``mechanism`` for every input symbol.
 
     Parameters
@@ -118,14 +123,15 @@ class _RandomStateUniforms:
         return out
 
 
-def _uniform_source(rng):
+def _uniform_source(rng: RngLike) -> np.random.Generator | _RandomStateUniforms:
     """A Generator from ``rng`` (:func:`as_rng`), or a RandomState's uniforms."""
     if isinstance(rng, np.random.RandomState):
         return _RandomStateUniforms(rng)
     return as_rng(rng)
 
 
-def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray) -> np.ndarray:
+def draw_into(table: AliasTable, symbols: np.ndarray,
+              generator: np.random.Generator | _RandomStateUniforms, out: np.ndarray) -> np.ndarray:
     """Write one alias draw per checked symbol ``0..N-1`` (any integer dtype) into ``out``.
 
     Works in blocks of :data:`BLOCK` records with buffers reused across blocks, so the
@@ -154,7 +160,7 @@ def draw_into(table: AliasTable, symbols: np.ndarray, generator, out: np.ndarray
     return out
 
 
-def _as_symbols(inputs, n_inputs: int) -> np.ndarray:
+def _as_symbols(inputs: ArrayLike, n_inputs: int) -> np.ndarray:
     reject_masked(inputs, "inputs")
     try:
         array = np.asarray(inputs)

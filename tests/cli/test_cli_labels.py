@@ -154,3 +154,26 @@ def test_samples_with_radius_use_the_larger_of_it_and_eq7(tmp_path, samples_file
     assert stored.guarantee.radius == (radius if wider else beta)
     assert stored.guarantee.eps <= 1.0
     assert within(stored.matrix, [0.6, 0.4], stored.guarantee.eps, stored.guarantee.radius)
+
+
+def test_rr_certificate_names_the_outputs_by_the_prior_labels(prior_file):
+    table = _run(["rr", "3", "--eps", "1", "--prior", prior_file]).stdout
+    leakage_rows = table.split("leakage of the output")[1].split("Guarantee")[0]
+    assert [line.split("│")[1].strip() for line in leakage_rows.splitlines()
+            if line.startswith("│")] == LABELS
+
+
+def test_rr_certificate_without_labels_names_the_outputs_y0_y1():
+    table = _run(["rr", "2", "--eps", "1", "--prior", "0.3,0.7"]).stdout
+    leakage_rows = table.split("leakage of the output")[1].split("Guarantee")[0]
+    assert [line.split("│")[1].strip() for line in leakage_rows.splitlines()
+            if line.startswith("│")] == ["y0", "y1"]
+
+
+@pytest.mark.parametrize("radius", [None, "0.05"])
+def test_compare_json_states_the_radius_used(prior_file, radius):
+    argv = ["compare", "--prior", prior_file, "--eps", "0.8", "--json"]
+    document = json.loads(_run(argv + ([] if radius is None else ["--radius", radius])).stdout)
+    assert document["radius"] == (0.0 if radius is None else 0.05)
+    optimal = document["mechanisms"]["optimal PML"]["mechanism"]
+    assert within(optimal, PRIOR, 0.8, document["radius"])

@@ -17,7 +17,7 @@ LAYERS = {
     "_errors": 0, "_json": 0, "_document": 0.05, "_files": 0.1, "_memory": 0.05, "_validation": 0.1,
     "_results": 0.1, "_categories": 0.15, "data": 0.2, "sampling": 0.2, "mechanism": 0.2,
     "leakage": 1,
-    "uncertainty": 2, "certification": 2.5,
+    "uncertainty": 2, "typing": 2.2, "certification": 2.5,
     "design": 3,
     "linear": 4, "additive": 4,
     "release": 5,

@@ -9,6 +9,7 @@ import math
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import erfc, erfcinv
@@ -27,8 +28,11 @@ from ..uncertainty._enclosure import float_up
 from ..uncertainty.bounds import epsilon_after_estimation
 from ._halflines import VALUE_TOLERANCE, HalflineModel
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def gaussian_pml(y, sigma, prior) -> np.ndarray:
+
+def gaussian_pml(y: ArrayLike, sigma: float, prior: ArrayLike) -> np.ndarray:
     """PML ``l(X -> y)`` of the binary Gaussian mechanism at outputs ``y`` (003 Sec. VI-B).
 
     ``l(X -> y) = log( max_x f_{Y|X=x}(y) / f_Y(y) )``; with ``prior = (p_1, p_2)`` this is
@@ -73,7 +77,8 @@ def _prior_interval(prior, radius) -> tuple[float, float, float]:
 SIGMA_RANGE = (1e-150, 1e20)
 
 
-def gaussian_violation_probability(eps, sigma, prior, radius=0.0) -> float:
+def gaussian_violation_probability(eps: float, sigma: float, prior: ArrayLike,
+                                   radius: float = 0.0) -> float:
     """``delta_1(eps)`` of eq. (17) of 003: the largest ``P_Y[l(X -> Y) > eps]`` over the ball.
 
     The supremum is over priors within l1 distance ``radius`` of ``prior``. The violation set
@@ -164,7 +169,8 @@ class GaussianGuarantee(Result):
         return iter((self.eps_star, self.delta_star))
 
 
-def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> GaussianGuarantee:
+def gaussian_guarantee(eps: float, sigma: float, prior_estimate: ArrayLike, n_samples: int,
+                       delta2: float) -> GaussianGuarantee:
     """(eps, delta*)-PML of the binary Gaussian mechanism from an estimated prior.
 
     ``radius = beta*(delta2)`` from eq. (14) of 003 (eq. (7) with N = 2); ``delta1`` from
@@ -184,7 +190,8 @@ def gaussian_guarantee(eps, sigma, prior_estimate, n_samples, delta2) -> Gaussia
     return _guarantee(eps, sigma, prior_estimate, n_samples, delta2, inflate=False)
 
 
-def gaussian_guarantee_paper(eps, sigma, prior_estimate, n_samples, delta2) -> GaussianGuarantee:
+def gaussian_guarantee_paper(eps: float, sigma: float, prior_estimate: ArrayLike, n_samples: int,
+                             delta2: float) -> GaussianGuarantee:
     """(eps*, delta*) of the binary Gaussian mechanism as stated in 003 Sec. VI-B (Figs. 6, 7).
 
     As :func:`gaussian_guarantee`, with the level inflated to
@@ -212,7 +219,7 @@ def _guarantee(eps, sigma, prior_estimate, n_samples, delta2, inflate: bool) -> 
     return GaussianGuarantee(eps, eps_star, delta1, delta2, delta_star, radius)
 
 
-def pldp_sigma(eps, delta) -> float:
+def pldp_sigma(eps: float, delta: float) -> float:
     """Noise of the (eps, delta)-pLDP Gaussian mechanism for binary data (003 Sec. VI-C2).
 
     ``sigma = sqrt(2) (f + sqrt(f^2 + eps)) / eps`` with ``f = erfcinv(delta)``: [34, Theorem 8]
@@ -228,7 +235,7 @@ def pldp_sigma(eps, delta) -> float:
     return math.sqrt(2.0) * (f + math.sqrt(f * f + eps)) / eps
 
 
-def pldp_delta(eps, sigma) -> float:
+def pldp_delta(eps: float, sigma: float) -> float:
     """The delta at which the pLDP mechanism with noise ``sigma`` guarantees ``eps``.
 
     Inverts :func:`pldp_sigma` in ``delta``: with ``A = sigma eps / sqrt(2)``,

@@ -42,7 +42,7 @@ def _epsilon_upper(scale: float, p: Fraction):
     return neg_log_upper(1 - (1 - p) * one_minus_exp_neg_lower(2 / Fraction(scale)))
 
 
-def binary_laplace_epsilon(b, p_min, radius=0.0) -> float:
+def binary_laplace_epsilon(b: float, p_min: float, radius: float = 0.0) -> float:
     """PML of the binary Laplace mechanism with scale ``b`` (Proposition 3, eq. (16) of 003).
 
     ``eps(b) = 2/b - log(exp(2/b) p + 1 - p)`` with ``p = p_min - radius/2``: the leakage holds
@@ -71,7 +71,7 @@ def binary_laplace_epsilon(b, p_min, radius=0.0) -> float:
     return float_up(_epsilon_upper(scale, _effective_p_min(p_min, radius)))
 
 
-def binary_laplace_scale(eps, p_min, radius=0.0) -> float:
+def binary_laplace_scale(eps: float, p_min: float, radius: float = 0.0) -> float:
     """Smallest Laplace scale ``b`` with ``binary_laplace_epsilon(b, p_min, radius) <= eps``.
 
     Solving eq. (16) of 003 for ``t = exp(2/b)``: ``t = e^eps (1 - p) / (1 - p e^eps)`` with

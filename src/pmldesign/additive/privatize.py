@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_positive, as_rng, reject_masked
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._validation import RngLike
 
 
 def _binary_samples(x) -> np.ndarray:
@@ -18,7 +25,8 @@ def _binary_samples(x) -> np.ndarray:
     return data
 
 
-def privatize_binary(x, b=None, sigma=None, rng=None) -> np.ndarray:
+def privatize_binary(x: ArrayLike, b: float | None = None, sigma: float | None = None,
+                     rng: RngLike = None) -> np.ndarray:
     """Add Laplace noise of scale ``b`` (eq. (15) of 003) or Gaussian noise of std ``sigma``.
 
     Local model: independent noise on each sample ``x_j`` in {-1, +1}. Give exactly one of
@@ -39,7 +47,7 @@ def privatize_binary(x, b=None, sigma=None, rng=None) -> np.ndarray:
     return data + generator.normal(0.0, as_positive(sigma, "sigma"), size=data.size)
 
 
-def threshold_decode(y) -> np.ndarray:
+def threshold_decode(y: ArrayLike) -> np.ndarray:
     """Binary decision of 003 Sec. VI-C1: ``-1`` if ``y < 0``, else ``+1``.
 
     Examples
@@ -51,7 +59,7 @@ def threshold_decode(y) -> np.ndarray:
     return np.where(values < 0, -1.0, 1.0)
 
 
-def empirical_mutual_information(x, y) -> float:
+def empirical_mutual_information(x: ArrayLike, y: ArrayLike) -> float:
     """Empirical mutual information of two discrete sequences, in nats (003 Sec. VI-C1).
 
     ``I^(X;Y) = sum_{i,k} f(x_i, y_k)/m log( m f(x_i, y_k) / (f(x_i) f(y_k)) )`` with counts

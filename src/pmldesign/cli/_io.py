@@ -27,7 +27,7 @@ from ._quiet import is_quiet
 #: Version of the JSON written by ``--json`` (schemas ``pmldesign/schemas/<command>-v1.json``):
 #: the major number changes when a field is removed or changes meaning, the minor when one is
 #: added.
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 #: Entries below this fraction of their column's largest entry are named as near-zero next to a
 #: local-DP eps (solver residues of exact zeros are ~1e-16 absolute, up to ~1e-14 of a column's

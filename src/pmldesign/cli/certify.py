@@ -8,12 +8,19 @@ import numpy as np
 from . import _io, _numbers
 
 
-def render_certificate(cert, title: str, mechanism) -> None:
-    """Print a certificate as two tables: per-output leakage, then the summary in words."""
+def render_certificate(cert, title: str, mechanism, outputs=None) -> None:
+    """Print a certificate as two tables: per-output leakage, then the summary in words.
+
+    Outputs are named by ``outputs``, else by a labelled mechanism's output labels, else (and
+    for the default labels ``0..M-1``) ``y0, y1, ...`` as in the mechanism tables."""
     out = _io.console()
+    size = len(cert.per_outcome)
+    labels = getattr(mechanism, "outputs", None) if outputs is None else tuple(outputs)
+    if labels is None or tuple(labels) == tuple(range(size)):
+        labels = [f"y{j}" for j in range(size)]
     rows = [
-        [f"y{j}", _io.fmt(p), _io.fmt(v)]
-        for j, (p, v) in enumerate(zip(cert.output_probabilities, cert.per_outcome, strict=True))
+        [str(y), _io.fmt(p), _io.fmt(v)]
+        for y, p, v in zip(labels, cert.output_probabilities, cert.per_outcome, strict=True)
     ]
     out.print(_io.table(title, ["output", "probability of the output",
                                 "leakage of the output (nats)"], rows))

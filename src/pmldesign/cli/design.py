@@ -349,7 +349,8 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
     Example: pmldesign compare --prior 0.4,0.3,0.2,0.1 --eps 0.5 --plot compare.png
 
     Two LDP rows: the optimal LDP mechanism at LDP eps = the budget (its PML eps is smaller),
-    and the one whose certified PML eps meets the budget (its LDP eps raised by bisection),
+    and the one whose certified PML eps meets the budget (the largest LDP eps the search met
+    whose optimal LDP mechanism is certified eps-PML),
     the fair comparison at one PML budget.
 
     With --utility estimation: k-RR, OUE, OLH, subset selection and Hadamard response, each
@@ -375,6 +376,7 @@ def compare_command(prior, categories, eps, radius, gain, utility, records, time
     if as_json:
         _io.print_json({
             "eps": eps,
+            "radius": radius,
             "utility": result.utility,
             "mechanisms": {
                 c.name: {"utility_value": c.utility, "epsilon": c.epsilon,
@@ -430,7 +432,8 @@ def _compare_estimation(prior, eps, gain, records, time_limit, plot, as_json, ca
     fields = ("epsilon", "ldp_epsilon", "mse", "l1_error", "mse_at_n", "l1_error_at_n",
               "estimator")
     if as_json:
-        _io.print_json({"eps": eps, "utility": "estimation", "n": records, "note": result.note,
+        _io.print_json({"eps": eps, "radius": 0.0, "utility": "estimation", "n": records,
+                        "note": result.note,
                         "mechanisms": {c.name: {f: getattr(c, f) for f in fields}
                                        for c in result.contenders}}, "compare")
         return

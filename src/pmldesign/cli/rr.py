@@ -73,6 +73,6 @@ def rr_command(k: int, eps: float, prior: str | None, radius: float, categories:
     out.print(_io.mechanism_table(f"{k}-ary randomized response, local-DP eps = {eps:g}", matrix,
                                   labels, labels, full))
     if cert is not None:
-        render_certificate(cert, "PML for the given prior", matrix)
+        render_certificate(cert, "PML for the given prior", matrix, labels)
     if output:
         out.print(f"mechanism written to {output}")

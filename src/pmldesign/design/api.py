@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,11 @@ from .search.cone_pricing import make_cone
 from .search.linear_gain import best_single_output, solve_diagonal_gain, solve_linear_gain
 from .search.set_outputs import solve_set_outputs
 from .status import Status, is_exact
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..typing import PriorLike
 
 UTILITIES = ("mutual_information", "linear", "estimation")
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
@@ -96,9 +101,9 @@ def objective(utility: str | None, gain: Any, n: int) -> tuple[str, np.ndarray |
     return kind, matrix
 
 
-def design(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-           gain: Any = None, time_limit: float | None = None, weights: Any = None,
-           releases: int = 1) -> DesignResult:
+def design(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+           gain: ArrayLike | None = None, time_limit: float | None = None,
+           weights: ArrayLike | None = None, releases: int = 1) -> DesignResult:
     """Optimal eps-PML mechanism for a prior, for every prior within l1 distance ``radius``, or
     for every prior of a :class:`~pmldesign.uncertainty.PriorSet`.
 
@@ -416,8 +421,9 @@ def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_va
     return dataclasses.replace(found, upper_bound=min(bound, found.upper_bound)), method
 
 
-def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any = None,
-               time_limit: float | None = None, weights: Any = None) -> DesignResult:
+def design_ldp(prior: PriorLike, eps: float, *, utility: str | None = None,
+               gain: ArrayLike | None = None, time_limit: float | None = None,
+               weights: ArrayLike | None = None) -> DesignResult:
     """Optimal eps-LDP mechanism (``P(y|x) <= e^eps P(y|x')``), utility measured under ``prior``.
 
     ``prior`` may be a :class:`~pmldesign.uncertainty.PriorSet`: eps-LDP holds for every prior,
@@ -442,7 +448,7 @@ def design_ldp(prior: Any, eps: float, *, utility: str | None = None, gain: Any 
     return _labelled(result, prior, kind, eps, 0.0)
 
 
-def maximize_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
+def maximize_mutual_information(prior: PriorLike, eps: float, *, radius: float = 0.0,
                                 ldp: bool = False,
                                 time_limit: float | None = None) -> DesignResult:
     """Mechanism maximising I(X; Y) under eps-PML (known or uncertain prior) or eps-LDP.

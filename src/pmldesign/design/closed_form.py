@@ -10,7 +10,7 @@ and the result goes through :func:`.repair.finalize`, so it meets eps in exact a
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,11 +24,17 @@ from .math.baselines import rr_ldp_for_pml, rr_levels, rr_matrix
 from .math.eps_max import RR_EPS_LIMIT, warn_at_eps_max
 from .repair import finalize
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..mechanism import Mechanism
+    from ..typing import FloatArray, PriorLike
+
 #: Relative tolerance for "the prior is uniform" and "N e^-eps is an integer k".
 UNIFORM_TOLERANCE = 1e-12
 
 
-def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> np.ndarray:
+def binary_mechanism(p1: float, eps: float, radius: float = 0.0) -> FloatArray:
     """Optimal binary mechanism for every prior within l1 distance ``radius`` (Thm 5 of 003).
 
     ``P* = 1/(1 + beta e^eps) [[e^eps (1 - p1 + beta/2), 1 - e^eps (1 - p1 - beta/2)],
@@ -78,7 +84,7 @@ def _one_minus_e_eps(eps: float, x: float) -> float:
     return 1.0 if x <= 0 else -math.expm1(eps + math.log(x))
 
 
-def extremal_mechanism(prior: Any, eps: float) -> np.ndarray:
+def extremal_mechanism(prior: ArrayLike, eps: float) -> FloatArray:
     """Closed-form optimal eps-PML mechanism, optimal for every sub-convex utility.
 
     Cases (docs/extremal.md, Sec. 3):
@@ -161,7 +167,7 @@ def _circulant(n: int, e_eps: float) -> np.ndarray:
     return vertex[shift] / n
 
 
-def randomized_response(k: int, eps: float) -> np.ndarray:
+def randomized_response(k: int, eps: float) -> FloatArray:
     """k-ary randomized response, the standard eps-LDP mechanism.
 
     ``P(y|x) = e^eps / (k - 1 + e^eps)`` if ``y == x`` and ``1 / (k - 1 + e^eps)`` otherwise;
@@ -193,7 +199,7 @@ def randomized_response(k: int, eps: float) -> np.ndarray:
                     residue=0.0).mechanism
 
 
-def rr_for_pml(prior: Any, eps: float, radius: float = 0.0) -> np.ndarray:
+def rr_for_pml(prior: PriorLike, eps: float, radius: float = 0.0) -> FloatArray | Mechanism:
     """Randomized response calibrated to eps-PML for ``prior``, its l1 ball or a prior set.
 
     The k-ary randomized response whose largest per-output leakage, attained at the least

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -25,6 +25,11 @@ from .api import _solve, _solve_set, objective, utility_value
 from .closed_form import rr_for_pml
 from .oracles.comparison import EstimationComparison, compare_estimation
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..typing import PriorLike
+
 
 @dataclass(frozen=True, repr=False)
 class Contender(Result):
@@ -37,17 +42,28 @@ class Contender(Result):
     ldp_epsilon: float
 
 
-#: Bisection steps of the LDP eps whose optimal LDP mechanism meets the PML budget: each step
-#: solves one LDP design; 12 steps put the LDP eps within 1/4096 of the bracket (a few 1e-4
-#: nats at the demo's budgets). Re-tune against ``compare`` timings at N = 64.
-LDP_BISECTION_STEPS = 12
+#: Most LDP designs the search for the LDP row at the PML budget solves after its first
+#: bracket (:func:`_ldp_at_pml`). Trades ``compare``'s time for closeness to the budget when
+#: :data:`LDP_UTILITY_GAP` is not reached first; re-tuned by ``benchmarks/bench_compare.py``.
+LDP_SEARCH_STEPS = 12
+#: The search stops once no optimal L-LDP mechanism with L in the bracket can have more than
+#: this share of utility over the row: ``bound(high) - utility(low) <= gap * |bound(high)|``,
+#: with ``bound`` the certified upper bound of the design at the failing end.
+LDP_UTILITY_GAP = 1e-3
+#: The first L tried is this factor times the L at which the PML eps of the row at L = eps,
+#: grown in proportion to L, would meet the budget: PML eps tends to grow more slowly than L,
+#: so the factor aims just past the budget and the bracket starts narrow (measured on the
+#: cases of ``benchmarks/bench_compare.py``, which re-tunes it).
+LDP_FIRST_OVERSHOOT = 1.1
 
 
 @dataclass(frozen=True, repr=False)
 class Comparison(Result):
     """:func:`compare` result: ``optimal_pml``, ``randomized_response``, ``optimal_ldp`` (the
-    optimal LDP mechanism at LDP eps = the budget) and ``optimal_ldp_at_pml`` (the optimal LDP
-    mechanism whose PML eps meets the budget: the fair LDP row at one PML budget)."""
+    optimal LDP mechanism at LDP eps = the budget) and ``optimal_ldp_at_pml`` (the optimal L-LDP
+    mechanism for the largest LDP eps L the search met whose certified PML eps meets the
+    budget: the fair LDP row at one PML budget; no L of the search's final bracket does better
+    by more than :data:`LDP_UTILITY_GAP` of its utility, see :func:`_ldp_at_pml`)."""
 
     eps: float
     utility: str
@@ -78,33 +94,77 @@ def _contender(name: str, mechanism: np.ndarray, prior_set: PriorSet, gain) -> C
 
 
 def _ldp_at_pml(prior_set: PriorSet, eps: float, gain, limit, at_budget: Contender):
-    """The optimal LDP mechanism with the largest LDP eps L (bisection over
-    :data:`LDP_BISECTION_STEPS` steps) whose certified PML eps is at most ``eps``; L = eps
-    (``at_budget``) always qualifies, since L-LDP implies L-PML for every prior (003 Sec. I).
-    The PML eps of the optimal L-LDP mechanism need not grow with L: the result is the best
-    certified one the bisection met, not proven the largest L."""
-    def solve(level: float) -> Contender:
+    """The optimal L-LDP mechanism for the largest LDP eps L the search met whose certified
+    PML eps is at most ``eps``.
+
+    L = eps (``at_budget``) always qualifies, since L-LDP implies L-PML for every prior (003
+    Sec. I). The first L tried is :data:`LDP_FIRST_OVERSHOOT` times ``eps^2 / PML eps(eps)``
+    (at most L_max = eps + 1 + log(1 / min prior)), then L_max when that qualifies; the
+    optimal L_max-LDP mechanism is returned when it qualifies. The PML eps of the optimal
+    L-LDP mechanism need not grow with L (the optimum need not be unique, and the design returns
+    one of them), so no search short of trying every L proves L the largest. The search keeps a
+    bracket [low, high] of a qualifying and a failing L and stops when the certified upper bound
+    of the design at ``high`` exceeds the row's utility by at most :data:`LDP_UTILITY_GAP` of
+    it: the utility of the optimal L-LDP mechanism does not decrease in L (the feasible set
+    grows), so no L in the bracket does better by more, whatever its PML eps. The steps are
+    regula falsi on ``PML eps(L) - eps`` with the Illinois rule (the value kept at an end that
+    stays twice is halved, so both ends move), kept inside the middle 31/32 of the bracket;
+    at most :data:`LDP_SEARCH_STEPS` designs.
+    """
+    def solve(level: float) -> tuple[Contender, float]:
         found = _solve(prior_set.reference, level, 0.0, True, gain, limit)
-        return _contender("optimal LDP at PML eps", found.mechanism, prior_set, gain)
+        row = _contender("optimal LDP at PML eps", found.mechanism, prior_set, gain)
+        return row, found.upper_bound
 
     best = dataclasses.replace(at_budget, name="optimal LDP at PML eps")
     # above log(1 / min prior) more LDP budget no longer changes what the design can do
     low, high = eps, eps + 1.0 - float(np.log(np.min(prior_set.reference)))
-    top = solve(high)
+    if best.epsilon > 0 and LDP_FIRST_OVERSHOOT * eps * eps / best.epsilon < high:
+        high = max(low, LDP_FIRST_OVERSHOOT * eps * eps / best.epsilon)
+        top, bound = solve(high)
+        if top.epsilon <= eps:  # past the guess: the bracket's failing end is sought at L_max
+            low, best = high, top
+            high = eps + 1.0 - float(np.log(np.min(prior_set.reference)))
+            top, bound = solve(high)
+    else:
+        top, bound = solve(high)
     if top.epsilon <= eps:
         return top
-    for _ in range(LDP_BISECTION_STEPS):
-        middle = 0.5 * (low + high)
-        found = solve(middle)
+    over_low, over_high = best.epsilon - eps, top.epsilon - eps
+    moved = 0
+    for _ in range(LDP_SEARCH_STEPS):
+        if bound - best.utility <= LDP_UTILITY_GAP * abs(bound):
+            break
+        width = high - low
+        level = low - over_low * width / (over_high - over_low)
+        level = min(max(level, low + width / 64), high - width / 64)
+        found, found_bound = solve(level)
         if found.epsilon <= eps:
-            low, best = middle, found
+            low, best, over_low = level, found, found.epsilon - eps
+            over_high *= 0.5 if moved < 0 else 1.0  # Illinois: the same end twice, pull over
+            moved = -1
         else:
-            high = middle
+            high, bound, over_high = level, found_bound, found.epsilon - eps
+            over_low *= 0.5 if moved > 0 else 1.0
+            moved = 1
     return best
 
 
-def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None = None,
-            gain: Any = None, time_limit: float | None = None,
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0,
+            utility: Literal["estimation"], gain: ArrayLike | None = None,
+            time_limit: float | None = None, n: int | None = None) -> EstimationComparison: ...
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0,
+            utility: Literal["mutual_information", "linear"] | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
+            n: int | None = None) -> Comparison: ...
+@overload
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
+            n: int | None = None) -> Comparison | EstimationComparison: ...
+def compare(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str | None = None,
+            gain: ArrayLike | None = None, time_limit: float | None = None,
             n: int | None = None) -> Comparison | EstimationComparison:
     """Utility and guarantees of the three mechanisms at PML budget ``eps``.
 
@@ -124,7 +184,7 @@ def compare(prior: Any, eps: float, *, radius: float = 0.0, utility: str | None 
     --------
     >>> c = compare([0.4, 0.3, 0.3], 0.5, gain=np.eye(3))  # utility P(Y = X)
     >>> [round(x.utility, 4) for x in c.contenders]
-    [0.5935, 0.5331, 0.4519, 0.533]
+    [0.5935, 0.5331, 0.4519, 0.5331]
     >>> e = compare([0.4, 0.3, 0.2, 0.1], 1.0, utility="estimation", n=1000)
     >>> [(x.name, round(x.mse_at_n, 4)) for x in e.contenders][:2]
     [('optimal PML', 0.0017), ('subset selection', 0.0032)]

@@ -16,12 +16,15 @@ the records' own shares (the variance of Wang et al. 2017, Theorem 2, given the 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_int, as_mechanism_and_prior
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 def share_covariance(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
@@ -51,7 +54,8 @@ def share_variances(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return np.maximum(np.diag(share_covariance(mechanism, prior)), 0.0)
 
 
-def estimation_mse(mechanism: Any, prior: Any, n: int = 1, weights: Any = None) -> float:
+def estimation_mse(mechanism: ArrayLike, prior: ArrayLike, n: int = 1,
+                   weights: ArrayLike | None = None) -> float:
     """Asymptotic mean squared error of the maximum-likelihood shares from ``n`` records.
 
     ``(tr(W F^-1) - p^T W p) / n`` with ``F = Q diag(1/q) Q^T``, ``q = Q^T p`` (outputs with

@@ -9,14 +9,18 @@ length-N probability vector with full support. Logarithms are natural (nats).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import as_mechanism, as_mechanism_and_prior, as_nonnegative
 from . import regions, rounding
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def output_distribution(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
+
+def output_distribution(mechanism: ArrayLike, prior: ArrayLike) -> np.ndarray:
     """Output marginal ``P_Y = prior @ mechanism`` (003 Sec. II, ``P_Y = P_{Y|X} o P_X``).
 
     Examples
@@ -168,7 +172,7 @@ def _leakage_above_points_block(columns: rounding.ColumnBlock, lower: np.ndarray
     return worst
 
 
-def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
+def leakage(mechanism: ArrayLike, prior: ArrayLike) -> np.ndarray:
     """Pointwise maximal leakage of every output.
 
     ``l(X -> y) = log max_x P(y|x) / P_Y(y)`` (Theorem 1 of 003, i.e. Thm. 1 of Saeidian et al.):
@@ -201,7 +205,7 @@ def leakage(mechanism: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return _leakage(matrix, vector)[0]
 
 
-def epsilon_min(mechanism: np.ndarray, prior: np.ndarray) -> float:
+def epsilon_min(mechanism: ArrayLike, prior: ArrayLike) -> float:
     """Smallest eps for which the mechanism is eps-PML for ``prior``.
 
     ``eps_min = max_{y: P_Y(y) > 0} l(X -> y)`` (003 Sec. II-A1, after Definition 3). It lies in
@@ -221,7 +225,7 @@ def _epsilon_min(matrix: np.ndarray, vector: np.ndarray) -> float:
     return max(0.0, float(np.nanmax(values)))
 
 
-def tail_probability(mechanism: np.ndarray, prior: np.ndarray, eps: float) -> float:
+def tail_probability(mechanism: ArrayLike, prior: ArrayLike, eps: float) -> float:
     """Probability that the leakage exceeds ``eps``: ``P_Y{ l(X -> Y) > eps }``.
 
     This is the smallest delta for which the mechanism is (eps, delta)-PML
@@ -250,7 +254,7 @@ def tail_probability(mechanism: np.ndarray, prior: np.ndarray, eps: float) -> fl
     return min(1.0, float(rounding.up(rounding.up(mass / total) * grow)))
 
 
-def ldp_epsilon(mechanism: np.ndarray) -> float:
+def ldp_epsilon(mechanism: ArrayLike) -> float:
     """Local differential privacy epsilon: ``max_y log( max_x P(y|x) / min_x P(y|x) )``.
 
     Outputs that no input produces are ignored; an output produced by some inputs and with
@@ -286,7 +290,7 @@ def _ldp_of(peak: np.ndarray, low: np.ndarray) -> float:
     return max(0.0, float(np.max(values)))
 
 
-def mutual_information(mechanism: np.ndarray, prior: np.ndarray) -> float:
+def mutual_information(mechanism: ArrayLike, prior: ArrayLike) -> float:
     """Mutual information ``I(X; Y)`` in nats, with ``0 log 0 = 0``.
 
     ``I = sum_{x,y} P(x) P(y|x) log( P(y|x) / P_Y(y) )``; the default utility of 003 eq. (2).

@@ -7,13 +7,18 @@ Sort the prior so that ``p_1 >= ... >= p_N`` and let ``eps_k = -log sum_{i <= N-
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._validation import as_nonnegative, as_prior
 from . import rounding
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def epsilon_max(prior: np.ndarray) -> float:
+
+def epsilon_max(prior: ArrayLike) -> float:
     """``-log min_x P(x)``: every mechanism is eps_max-PML and the identity attains it.
 
     003 Sec. II-A1 (after Definition 3). Rounded up (:mod:`.rounding`): an upper bound of
@@ -35,7 +40,7 @@ def _epsilon_max(vector: np.ndarray) -> float:
     return float(rounding.ratio_log_upper(rounding.total_bounds(vector)[1], vector.min()))
 
 
-def region_thresholds(prior: np.ndarray) -> np.ndarray:
+def region_thresholds(prior: ArrayLike) -> np.ndarray:
     """The thresholds ``(eps_0, ..., eps_{N-1})`` of Definition 4 of 003.
 
     Computed as ``eps_k = -log(1 - s_k)`` with ``s_k`` the sum of the k smallest probabilities
@@ -56,7 +61,7 @@ def _region_thresholds(vector: np.ndarray) -> np.ndarray:
     return -np.log1p(-np.minimum(cumulative, 1.0))
 
 
-def privacy_region(prior: np.ndarray, eps: float) -> int:
+def privacy_region(prior: ArrayLike, eps: float) -> int:
     """The 1-based privacy region k of ``eps`` for ``prior`` (Definition 4 of 003).
 
     In region k every column of an eps-PML mechanism has at most k - 1 zeros

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from ._rounding import (
     libm_error,
     weights_lower,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: Distinct entry values up to which column l1 distances use indicator matrix products.
 _MAX_LEVELS = 16
@@ -81,7 +85,7 @@ def l1_distances(matrix: np.ndarray) -> np.ndarray:
     return out
 
 
-def sensitivity(workload) -> float:
+def sensitivity(workload: ArrayLike) -> float:
     """The l1 sensitivity ``max_{j1, j2} ||w_{:,j1} - w_{:,j2}||_1`` (Sec. II-D of 000).
 
     Examples
@@ -92,7 +96,7 @@ def sensitivity(workload) -> float:
     return float(l1_distances(as_workload(workload)).max())
 
 
-def dp_epsilon(workload, b: float) -> float:
+def dp_epsilon(workload: ArrayLike, b: float) -> float:
     """The DP parameter of the Laplace mechanism, eq. (4) of 000: ``Delta_1(W) / b``.
 
     Rounded up: never below the exact value for the given floats (see :func:`dp_upper`).
@@ -118,7 +122,7 @@ def sensitivity_upper(distances: np.ndarray, rho: float) -> float:
     return add_up(top, rho * top / (1.0 - rho)) if rho else top
 
 
-def corollary1_bound(workload, b: float, alpha: float) -> float:
+def corollary1_bound(workload: ArrayLike, b: float, alpha: float) -> float:
     """The worst-case PML about one record: Corollary 1 of 000, eq. (7), rounded up.
 
     ``max_{j1, j2} -log(alpha sum_j exp(-Delta_{j, j1}) + (1 - k alpha) exp(-Delta_{j1, j2}))``

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,13 +34,16 @@ from .bounds import (
     sensitivity_upper,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 #: Halvings of the lower end before giving up on a positive lower bracket.
 _MAX_HALVINGS = 200
 
 BOUNDS = ("corollary1", "dp", "theorem2_paper")
 
 
-def noise_scale(workload, eps: float, alpha: float, bound: str = "corollary1",
+def noise_scale(workload: ArrayLike, eps: float, alpha: float, bound: str = "corollary1",
                 time_limit: float = 60.0) -> float:
     """Smallest Laplace scale b with ``bound(W, b, alpha) <= eps``.
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
@@ -30,6 +31,9 @@ from .._errors import InvalidInputError, UnsoundBoundWarning
 from .._results import Result
 from .._validation import as_positive
 from .bounds import as_alpha, as_workload, corollary1_terms, prior_weights
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: Largest number of rows enumerated (2^20 sign vectors, about a second); 000's figures use 8.
 MAX_ROWS = 20
@@ -66,7 +70,7 @@ class Theorem2PaperResult(Result):
     signs: tuple[int, ...]
 
 
-def theorem2_paper(workload, b: float, alpha: float,
+def theorem2_paper(workload: ArrayLike, b: float, alpha: float,
                    time_limit: float = 60.0) -> Theorem2PaperResult:
     """Theorem 2 of 000 (eq. (5)) as published, by enumeration; UNSOUND, for figures only.
 

@@ -13,12 +13,17 @@ docs/erratum-theorem2.md).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._errors import InvalidInputError
 from .._validation import SUM_TOLERANCE, as_float_array, as_positive
 from .bounds import as_alpha, as_workload
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 def _outputs(y, m: int) -> tuple[np.ndarray, bool]:
@@ -58,7 +63,7 @@ def _log_densities(matrix: np.ndarray, b: float, outputs: np.ndarray) -> np.ndar
     return -cdist(outputs, matrix.T, metric="cityblock") / b
 
 
-def leakage_at(workload, b: float, prior, y):
+def leakage_at(workload: ArrayLike, b: float, prior: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     """PML about one record (n = 1) at output(s) y of the Laplace mechanism, in nats.
 
     Parameters
@@ -101,7 +106,7 @@ def leakage_at(workload, b: float, prior, y):
     return float(values[0]) if single else values
 
 
-def worst_prior_at(workload, b: float, alpha: float, y) -> np.ndarray:
+def worst_prior_at(workload: ArrayLike, b: float, alpha: float, y: ArrayLike) -> np.ndarray:
     """The prior of Q_alpha with the largest PML at output y (n = 1).
 
     Alpha on every class and the rest, ``1 - k alpha``, on the class farthest from y in l1

@@ -13,6 +13,7 @@ with a slightly larger eps (about ``Delta/b + 2^-49 B / b``, Mironov 2012, Thm. 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,11 +21,16 @@ from .._errors import InvalidInputError
 from .._validation import as_float_array, as_positive, as_rng
 from .bounds import as_workload
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._validation import RngLike
+
 SAMPLERS = ("numpy", "snapping")
 
 
-def release(workload, histogram, b: float, rng=None, sampler: str = "numpy",
-            clamp: float | None = None) -> np.ndarray:
+def release(workload: ArrayLike, histogram: ArrayLike, b: float, rng: RngLike = None,
+            sampler: str = "numpy", clamp: float | None = None) -> np.ndarray:
     """Answer the workload on a histogram with i.i.d. Laplace(b) noise on every query.
 
     Parameters

@@ -7,11 +7,16 @@ m x k matrix is accepted by the bounds; these are conveniences.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._errors import InvalidInputError
 from .._memory import require_memory
 from .._validation import as_int, as_rng
+
+if TYPE_CHECKING:
+    from .._validation import RngLike
 
 
 def _classes(k: int, rows: int | None = None) -> int:
@@ -64,7 +69,7 @@ def all_range(k: int) -> np.ndarray:
     return _ranges(k, left, right)
 
 
-def range_queries(k: int, m: int, rng=None) -> np.ndarray:
+def range_queries(k: int, m: int, rng: RngLike = None) -> np.ndarray:
     """m random range queries over k classes, as in item (ii) of Sec. III-B of 000.
 
     ``L`` is uniform on ``{0, ..., k-1}`` and then ``R`` uniform on ``{L, ..., k-1}``, so every row

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,13 @@ from .._errors import BudgetExceededError, InvalidInputError
 from .._validation import as_mechanism, as_positive, as_prior
 from ..uncertainty import composition
 from ..uncertainty.prior_set import PriorSet
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from ..typing import PriorLike
 
 #: Largest joint mechanism (inputs times outputs) certified exactly; above it the sound bound.
 #: 2^28 entries take a few seconds (``benchmarks/bench_composition.py`` re-tunes it).
@@ -83,7 +90,8 @@ class Accountant:
     2
     """
 
-    def __init__(self, prior: Any, budget: float, *, shape: Any = None) -> None:
+    def __init__(self, prior: PriorLike, budget: float, *,
+                 shape: Sequence[int] | None = None) -> None:
         self.budget = as_positive(budget, "budget")
         if isinstance(prior, PriorSet):
             self._prior: np.ndarray | PriorSet = prior
@@ -114,7 +122,8 @@ class Accountant:
         """The recorded releases, each with the certified total after it."""
         return tuple(self._history)
 
-    def add(self, mechanism: Any, reads: int | None = None, label: str | None = None) -> float:
+    def add(self, mechanism: ArrayLike, reads: int | None = None,
+            label: str | None = None) -> float:
         """Record a release and return the certified total over everything recorded.
 
         Raises :class:`~pmldesign.BudgetExceededError` (and records nothing) when the total

@@ -13,7 +13,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,12 @@ from .._json import jsonable
 from .._validation import as_open_probability
 from ..leakage.estimation_error import share_covariance
 from .privatize import as_labelled
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from ..typing import MechanismLike
 
 METHODS = ("auto", "inversion", "em", "least_squares")
 #: Tolerance on the projection onto M's column space that decides identifiability.
@@ -58,24 +64,24 @@ class FrequencyEstimate:
         joined by ``" | "``); :meth:`marginals` then estimates each column's shares.
     """
 
-    estimate: Any
-    stderr: Any
-    lower: Any
-    upper: Any
-    identifiable: Any
-    counts: Any
+    estimate: pd.Series[float]
+    stderr: pd.Series[float]
+    lower: pd.Series[float]
+    upper: pd.Series[float]
+    identifiable: pd.Series[bool]
+    counts: pd.Series[int]
     method: str
     confidence: float
     n: int
-    covariance: Any = None
-    columns: tuple | None = None
+    covariance: pd.DataFrame | None = None
+    columns: tuple[str, ...] | None = None
 
     @property
-    def non_identifiable(self) -> tuple:
+    def non_identifiable(self) -> tuple[Any, ...]:
         """Input labels whose shares cannot be recovered (empty when all can)."""
         return tuple(self.identifiable.index[~self.identifiable.to_numpy()])
 
-    def marginals(self) -> dict:
+    def marginals(self) -> dict[str, FrequencyEstimate]:
         """Each column's shares, with intervals, from the joint estimate of several columns.
 
         The share of a value is the sum of the joint shares that have it, its variance
@@ -111,7 +117,7 @@ class FrequencyEstimate:
                 confidence=self.confidence, n=self.n)
         return result
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """A DataFrame with columns estimate, stderr, lower, upper, identifiable."""
         import pandas as pd
 
@@ -164,7 +170,7 @@ def _one_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def estimate_frequencies(privatized: Any, mechanism: Any, *, method: str = "auto",
+def estimate_frequencies(privatized: ArrayLike, mechanism: MechanismLike, *, method: str = "auto",
                          confidence: float = 0.95) -> FrequencyEstimate:
     """Estimate the share of every input category from privatised records.
 

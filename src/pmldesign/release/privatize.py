@@ -7,7 +7,7 @@ so the memory beyond the input is the output codes plus a constant.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -15,13 +15,37 @@ from .._categories import is_dask
 from ..mechanism import Mechanism
 from ._local import privatize_local
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import dask.dataframe as dd
+    import pandas as pd
+    from numpy.typing import NDArray
+
+    from ..typing import MechanismLike, RngLike
+
 
 def as_labelled(mechanism: Any) -> Mechanism:
     """A :class:`~pmldesign.Mechanism` (arrays get the labels ``0..N-1`` / ``0..M-1``)."""
     return mechanism if isinstance(mechanism, Mechanism) else Mechanism(mechanism)
 
 
-def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
+@overload
+def privatize(values: pd.DataFrame, mechanism: MechanismLike, *,
+              rng: RngLike = None) -> pd.DataFrame: ...
+@overload
+def privatize(values: pd.Series[Any], mechanism: MechanismLike, *,
+              rng: RngLike = None) -> pd.Series[Any]: ...
+@overload
+def privatize(values: NDArray[Any], mechanism: MechanismLike, *,
+              rng: RngLike = None) -> NDArray[Any]: ...
+@overload
+def privatize(values: Sequence[Any], mechanism: MechanismLike, *,
+              rng: RngLike = None) -> list[Any]: ...
+@overload
+def privatize(values: dd.Series, mechanism: MechanismLike, *,
+              rng: RngLike = None) -> dd.Series: ...
+def privatize(values: Any, mechanism: MechanismLike, *, rng: RngLike = None) -> Any:
     """Replace every record by an output drawn from its row of ``mechanism``.
 
     Parameters
@@ -45,7 +69,8 @@ def privatize(values: Any, mechanism: Any, *, rng=None) -> Any:
         numpy array -> numpy array (integer outputs in the smallest dtype that holds them,
         string outputs as a string array), list -> list, Series -> Series with the same index
         and name (``category`` dtype with the outputs as categories when the input was
-        categorical), DataFrame -> DataFrame, dask -> dask (lazy).
+        categorical), DataFrame -> DataFrame, dask -> dask (lazy); a tuple gives a list. Type
+        checkers see the same rule (overloads).
 
     Notes
     -----

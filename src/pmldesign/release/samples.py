@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._categories import select_columns
 from .._errors import InvalidInputError
@@ -23,6 +23,11 @@ from ..design.api import objective
 from ..mechanism import Guarantee, Mechanism
 from ..uncertainty.calibration import Calibration, calibrate_counts, category_inputs
 from .estimate import identifiable_shares
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable
+
+    from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -73,11 +78,12 @@ class SampleDesign:
         return jsonable(out)
 
 
-def design_from_samples(samples: Any, target_eps: float, delta: float, *,
-                        utility: str | None = None, gain: Any = None, categories=None,
+def design_from_samples(samples: ArrayLike, target_eps: float, delta: float, *,
+                        utility: str | None = None, gain: ArrayLike | None = None,
+                        categories: Iterable[Hashable] | None = None,
                         dropna: bool = False, baselines: bool = False,
                         time_limit: float | None = None, kind: str = "auto",
-                        unseen: float | None = None, weights: Any = None,
+                        unseen: float | None = None, weights: ArrayLike | None = None,
                         columns: Any = None) -> SampleDesign:
     """Optimal mechanism that is ``(target_eps, delta)``-PML for the prior behind ``samples``.
 

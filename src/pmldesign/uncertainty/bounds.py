@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .._errors import InvalidInputError
 from .._validation import (
@@ -26,11 +27,14 @@ from ._search import smallest_count
 from .ball import as_radius
 from .estimation import log_subset_count_upper, log_term_upper, radius_upper
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 #: Relative slack for ``eps`` above ``epsilon_max`` that is attributed to floating-point rounding.
 _ROUNDING = 1e-12
 
 
-def sensitivity_bound(eps: float, radius: float, prior, general: bool = False) -> float:
+def sensitivity_bound(eps: float, radius: float, prior: ArrayLike, general: bool = False) -> float:
     """Theorem 4 of 003: bound on the leakage sensitivity of any eps-PML mechanism.
 
     For a mechanism that is eps-PML for ``prior`` (P, with ``p_min = min P``) and the ball

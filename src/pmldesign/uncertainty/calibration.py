@@ -13,6 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,11 @@ from ._search import float_step, smallest_count
 from .bounds import inverse_min, sensitivity_upper
 from .estimation import l1_radius, prior_from_counts, radius_upper
 from .prior_set import PriorSet
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable
+
+    from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True, repr=False)
@@ -95,7 +101,7 @@ def calibrate(
     delta: float,
     n_samples: int,
     alphabet_size: int,
-    prior_estimate=None,
+    prior_estimate: ArrayLike | None = None,
 ) -> Calibration:
     """The design eps that yields ``(target_eps, delta)``-PML from ``n_samples`` samples.
 
@@ -155,8 +161,9 @@ def calibrate(
     return Calibration(design_epsilon=design, method=method, **result)
 
 
-def calibrate_from_samples(samples, target_eps: float, delta: float,
-                           alphabet_size: int | None = None, *, categories=None,
+def calibrate_from_samples(samples: ArrayLike, target_eps: float, delta: float,
+                           alphabet_size: int | None = None, *,
+                           categories: Iterable[Hashable] | None = None,
                            dropna: bool = False, kind: str = "auto",
                            unseen: float | None = None) -> Calibration:
     """Estimate the prior from samples and calibrate: over the l1 ball or a box of bounds.

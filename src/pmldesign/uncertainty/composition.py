@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,11 @@ from .._validation import as_mechanism, as_prior
 from ..leakage import rounding
 from ..mechanism import Mechanism
 from .prior_set import PriorSet
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
 
 #: Joint entries (inputs times outputs) of one block of the stream: 2^22 floats (32 MB) per
 #: temporary, as :data:`pmldesign.leakage.rounding.BLOCK_ENTRIES`; re-tune with
@@ -193,7 +198,7 @@ def _along(matrix: np.ndarray, axis: int, attributes: int) -> np.ndarray:
     return matrix.reshape(shape)
 
 
-def compose(*mechanisms: Any, reads: Any = None) -> ComposedMechanism:
+def compose(*mechanisms: ArrayLike, reads: Iterable[int] | None = None) -> ComposedMechanism:
     """Compose independent releases of one record into one mechanism.
 
     Parameters

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,8 +18,11 @@ from .._validation import as_int, as_open_probability, as_real, reject_masked
 from ..leakage.rounding import TWO_U, up
 from . import _enclosure
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def empirical_prior(samples, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
+
+def empirical_prior(samples: ArrayLike, alphabet_size: int, smoothing: float = 0.0) -> np.ndarray:
     """Empirical distribution of integer samples over ``0 .. alphabet_size - 1`` (eq. (3) of 003).
 
     PML needs a prior with full support, so a symbol that never occurs is an error unless

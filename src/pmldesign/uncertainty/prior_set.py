@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,7 @@ from .._validation import (
     as_open_probability,
     as_positive,
     as_prior,
+    as_real,
 )
 from ..leakage import rounding
 from ..leakage.measures import (
@@ -65,6 +66,9 @@ from ..leakage.measures import (
     _totals,
 )
 from . import ball
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: Unit roundoff of float64.
 UNIT = np.finfo(float).eps / 2
@@ -112,10 +116,14 @@ class PriorSet:
     radius: float | None = None
     lower: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        if self.radius is not None:  # the one scalar: a string or a bool is no radius
+            as_real(self.radius, "radius")
+
     # -- construction ----------------------------------------------------------------------
 
     @classmethod
-    def from_vertices(cls, vertices: Any, reference: Any = None) -> PriorSet:
+    def from_vertices(cls, vertices: ArrayLike, reference: ArrayLike | None = None) -> PriorSet:
         """The convex hull of k full-support priors (rows of a k x N array).
 
         Parameters
@@ -149,7 +157,7 @@ class PriorSet:
         return made
 
     @classmethod
-    def ball(cls, center: Any, radius: float) -> PriorSet:
+    def ball(cls, center: ArrayLike, radius: float) -> PriorSet:
         """The l1 ball ``{Q : ||Q - center||_1 <= radius}``, ``0 <= radius < 2 min center``.
 
         Examples
@@ -162,7 +170,7 @@ class PriorSet:
         return cls("ball", vector, center=vector, radius=beta)
 
     @classmethod
-    def box(cls, lower: Any, reference: Any = None) -> PriorSet:
+    def box(cls, lower: ArrayLike, reference: ArrayLike | None = None) -> PriorSet:
         """The priors above a per-symbol lower bound: ``{Q : Q(x) >= lower(x) for all x}``.
 
         ``lower`` must be positive (full support) and sum to at most 1; its extreme points are
@@ -218,7 +226,7 @@ class PriorSet:
         return made
 
     @classmethod
-    def from_samples(cls, samples: Any, delta: float, kind: str = "box", *,
+    def from_samples(cls, samples: ArrayLike, delta: float, kind: str = "box", *,
                      alphabet_size: int | None = None, categories: Any = None,
                      dropna: bool = False, unseen: float | None = None) -> PriorSet:
         """A set that holds the prior behind ``samples`` with probability >= 1 - delta.
@@ -266,7 +274,7 @@ class PriorSet:
         return cls.from_counts(counts, delta, kind, labels=labels, unseen=unseen)
 
     @classmethod
-    def from_counts(cls, counts: Any, delta: float, kind: str = "box", *,
+    def from_counts(cls, counts: ArrayLike, delta: float, kind: str = "box", *,
                     labels: Any = None, unseen: float | None = None) -> PriorSet:
         """:meth:`from_samples` from the count of every category (labels name them in errors).
 
@@ -440,7 +448,7 @@ class PriorSet:
             raise InvalidInputError(f"enclosing_box: for a vertex set, this set is a {self.kind}")
         return PriorSet.box(self._read_vertices(outward=True).min(axis=0))
 
-    def contains(self, prior: Any, tolerance: float = SUM_TOLERANCE) -> bool:
+    def contains(self, prior: ArrayLike, tolerance: float = SUM_TOLERANCE) -> bool:
         """Whether ``prior`` lies in the set, up to ``tolerance`` (absolute, l1).
 
         Examples
@@ -480,7 +488,7 @@ class PriorSet:
         values = base + self.floors().at_min[0] * columns.scaled_low
         return values / total * (1.0 - 2.0 * (self.size + 5) * UNIT)
 
-    def worst_case_leakage(self, mechanism: np.ndarray) -> np.ndarray:
+    def worst_case_leakage(self, mechanism: ArrayLike) -> np.ndarray:
         """Largest leakage of every output over the set, rounded up (nan: output never used).
 
         Exact up to the outward rounding of the module docstring: the supremum over the set is
@@ -556,7 +564,7 @@ class PriorSet:
                                                       strict=True))
         return float(rounding.up(float(sum(lower, raised))))
 
-    def capacity(self, mechanism: np.ndarray) -> float:
+    def capacity(self, mechanism: ArrayLike) -> float:
         """Leakage capacity over the set: ``sup_{Q in S} eps_min(mechanism, Q)`` (Definition 5 of
         003 for any set), rounded up; the mechanism is eps-PML for every prior of the set exactly
         when ``eps >=`` this (up to the outward rounding)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,8 +19,11 @@ from . import _enclosure
 from .ball import as_radius, capacity, divergence_sensitivity
 from .prior_set import PriorSet, as_prior_set
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
+
+def worst_case_leakage(mechanism: ArrayLike, center: ArrayLike,
                        radius: float | None = None) -> np.ndarray:
     """Largest leakage of every output over all priors in ``B_radius(center)``, or over a
     :class:`~pmldesign.uncertainty.PriorSet` given as ``center`` (without a radius).
@@ -40,7 +44,7 @@ def worst_case_leakage(mechanism: np.ndarray, center: np.ndarray,
     return prior_set.worst_case_leakage(matrix)
 
 
-def leakage_capacity(mechanism: np.ndarray, center: np.ndarray,
+def leakage_capacity(mechanism: ArrayLike, center: ArrayLike,
                      radius: float | None = None) -> float:
     """The B-local leakage capacity ``C(P_{Y|X}, B_radius(center))`` (Definition 5 of 003).
 
@@ -72,7 +76,7 @@ def _matrix_and_set(mechanism, center, radius):
 
 
 def leakage_sensitivity(
-    mechanism: np.ndarray, center: np.ndarray, radius: float, form: str = "difference"
+    mechanism: ArrayLike, center: ArrayLike, radius: float, form: str = "difference"
 ) -> float:
     """Local leakage sensitivity ``S_P(P_{Y|X}, B_radius(P))`` of a mechanism (Definition 6 of 003).
 
@@ -142,7 +146,7 @@ def _epsilon_min_lower(matrix: np.ndarray, vector: np.ndarray) -> float:
     return best
 
 
-def lipschitz_bound(mechanism: np.ndarray, center: np.ndarray, radius: float) -> float:
+def lipschitz_bound(mechanism: ArrayLike, center: ArrayLike, radius: float) -> float:
     """Theorem 3 of 003: bound on how far ``eps_min`` can move from the center within the ball.
 
     ``eps_min`` is ``exp(C)``-Lipschitz on ``B = B_radius(center)`` in the l1 norm, with ``C`` the

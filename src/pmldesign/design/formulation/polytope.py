@@ -21,7 +21,7 @@ variables per column: ``top_y >= P(y|x)`` and, when a row has ``d_k > 0``, ``low
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from ..._errors import InvalidInputError
 from ..._validation import as_int, as_nonnegative
 from ...uncertainty.prior_set import as_prior_set
 from ..math.feasible import FeasibleSet
+
+if TYPE_CHECKING:
+    from ...typing import PriorLike
 
 #: Largest eps of a polytope model: its coefficients hold e^eps, a float only below about 709.
 _MAX_MODEL_EPS = 700.0
@@ -69,7 +72,8 @@ def _cone_model(feasible: FeasibleSet):
     return mechanism, constraints
 
 
-def pml_polytope(prior: Any, eps: float, radius: float = 0.0):
+def pml_polytope(prior: PriorLike, eps: float,
+                 radius: float = 0.0) -> tuple[Any, list[Any]]:
     """CVXPY model of M(eps, P) (``radius = 0``), of M(eps, B_radius(P)) (Prop. 2 of 003) or of
     M(eps, S) for a :class:`~pmldesign.uncertainty.PriorSet` S.
 
@@ -101,7 +105,7 @@ def pml_polytope(prior: Any, eps: float, radius: float = 0.0):
     return _cone_model(FeasibleSet.for_set(prior_set, eps))
 
 
-def ldp_polytope(n: int, eps: float):
+def ldp_polytope(n: int, eps: float) -> tuple[Any, list[Any]]:
     """CVXPY model of the n x n eps-LDP mechanisms: ``P(y|x) <= e^eps P(y|x')``.
 
     Examples
