@@ -59,8 +59,9 @@ class Accountant:
     ----------
     prior : array_like or PriorSet
         The record's prior: a vector (one attribute), an array with one axis per attribute
-        (the joint distribution), or a :class:`~pmldesign.PriorSet` over the flattened product
-        (C order; give ``shape``).
+        (the joint distribution; cells of 0, combinations that never occur, are left out of
+        every maximum), or a :class:`~pmldesign.PriorSet` over the flattened product (C order;
+        give ``shape``).
     budget : float
         Total eps (nats) the releases together may leak, > 0.
     shape : sequence of int, optional
@@ -99,7 +100,7 @@ class Accountant:
                 raise InvalidInputError("shape: only with a PriorSet; an array prior has its "
                                         "own shape")
             sizes = array.shape if array.ndim > 1 else (array.size,)
-            self._prior = as_prior(array.reshape(-1), "prior")
+            self._prior = as_prior(array.reshape(-1), "prior", zeros=True)
         self.shape: tuple[int, ...] = tuple(sizes)
         self._mechanisms: list[np.ndarray] = []
         self._history: list[Release] = []

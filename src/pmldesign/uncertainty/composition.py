@@ -16,10 +16,19 @@ the product ``f(x) = prod_a g_a(x_a)`` over the product alphabet, so
 ``c = prod_a g_a / max g_a`` (entries in ``[0, 1]``, largest exactly 1) and ``Q`` the prior read
 as ``p / sum p``. The joint outputs are streamed in blocks.
 
+Priors with zero cells. An input of prior 0 is not a possible record, so the maximum runs over
+the support only: the leakage is ``log(max_{x in supp Q} c(x) / sum_x Q(x) c(x))`` (the sum
+needs no change, a zero weight adds nothing). The support of a joint distribution need not be
+a product set (Adult has 152 of its 160 sex x race x education combinations), so the maximum no
+longer factorises; it is taken over the support's tuples, block by block, of the products of
+upper bounds of the ``h_a`` below, and capped at 1 (the exact value is at most 1).
+
 Outward rounding. ``h_a = g_a / max g_a`` is bounded below entrywise: the products ``g_a`` are
 formed rounding down (each product moved one ulp down with ``numpy.nextafter``) and the maximum
 rounding up, and their quotient is moved one ulp down; ``c`` is the product of the ``h_a``
-rounded down the same way. So the float ``c`` is at most the exact ``c`` entrywise, and every
+rounded down the same way. It is bounded above the same way, by the products rounded up over
+the largest product rounded down (the exact maximum is at least it), each at most 1, and exactly
+0 where a factor is. So the float ``c`` is at most the exact ``c`` entrywise, and every
 mass ``min_{Q in S} <Q, c>`` below is a non-decreasing function of ``c`` bounded below by
 :mod:`pmldesign.leakage.rounding` (``dot_lower``); the leakage ``log(S / mass)`` is then
 rounded up by :func:`~pmldesign.leakage.rounding.ratio_log_upper`. Every figure is an upper
@@ -136,14 +145,14 @@ class ComposedMechanism:
         return np.unravel_index(np.arange(start, stop), [m.shape[1] for m in self.mechanisms])
 
     def factors(self, start: int, stop: int) -> tuple[list[np.ndarray], list[np.ndarray],
-                                                       np.ndarray]:
-        """``(scaled, plain, used)`` for the joint outputs ``start:stop``, one entry per attribute
-        ``a``: ``scaled[a]`` (categories x outputs) is at most ``g_a / max g_a`` entrywise
-        (module docstring), ``plain[a]`` is ``g_a`` in floats; ``used`` is False where the
-        exact column is 0 (the output never occurs)."""
+                                                       list[np.ndarray], np.ndarray]:
+        """``(scaled, ceiling, plain, used)`` for the joint outputs ``start:stop``, one entry per
+        attribute ``a``: ``scaled[a]`` (categories x outputs) is at most and ``ceiling[a]`` at
+        least ``h_a = g_a / max g_a`` entrywise (module docstring), ``plain[a]`` is ``g_a`` in
+        floats; ``used`` is False where the exact column is 0 (the output never occurs)."""
         columns = self._outputs(start, stop)
         used = np.ones(stop - start, dtype=bool)
-        scaled, plain = [], []
+        scaled, ceiling, plain = [], [], []
         for a in range(len(self.sizes)):
             low = high = None
             for matrix, read, chosen in zip(self.mechanisms, self.reads, columns, strict=True):
@@ -161,8 +170,9 @@ class ComposedMechanism:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = rounding.down(low / np.where(peak > 0, peak, 1.0))
             scaled.append(np.maximum(ratio, 0.0))
+            ceiling.append(_ceiling(low, high))
             plain.append(low)
-        return scaled, plain, used
+        return scaled, ceiling, plain, used
 
     def constant(self, start: int, stop: int) -> np.ndarray:
         """Joint outputs whose every factor column is constant and positive: leakage 0 for
@@ -185,6 +195,16 @@ class ComposedMechanism:
                 f"{inputs} inputs x {outputs} outputs)")
 
 
+def _ceiling(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Entrywise ``>= g / max g`` and ``<= 1`` for exact columns ``low <= g <= high``: ``high``
+    over the largest ``low`` (at most the exact maximum), rounded up; 1 where that largest
+    ``low`` underflowed to 0, and exactly 0 where ``high`` is (the exact entry is 0)."""
+    floor = low.max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.minimum(rounding.up(high / np.where(floor > 0, floor, 1.0)), 1.0)
+    return np.where(high == 0, 0.0, np.where(floor > 0, ratio, 1.0))
+
+
 def _along(matrix: np.ndarray, axis: int, attributes: int) -> np.ndarray:
     """``matrix`` (attribute values x outputs) shaped to broadcast along ``axis`` of the
     product alphabet, with the outputs last."""
@@ -203,9 +223,10 @@ def compose(*mechanisms: Any, reads: Any = None) -> ComposedMechanism:
     reads : sequence of int, optional
         The attribute each mechanism reads (``0 .. A-1``, each read at least once): the inputs
         are then the tuples of the attributes' categories, and the prior is their joint
-        distribution (an array of shape ``N_0 x ... x N_{A-1}``, or a PriorSet over the
-        flattened product in C order). None (default): every release reads the same attribute
-        (the same column released several times).
+        distribution (an array of shape ``N_0 x ... x N_{A-1}``, whose cells may be 0 for
+        combinations that never occur, or a PriorSet over the flattened product in C order).
+        None (default): every release reads the same attribute (the same column released
+        several times).
 
     Returns
     -------
@@ -224,6 +245,9 @@ def compose(*mechanisms: Any, reads: Any = None) -> ComposedMechanism:
     0.566219
     >>> pml.compose(rr, rr, reads=[0, 1]).shape  # two attributes, one release each
     (4, 4)
+    >>> equal = [[0.5, 0.0], [0.0, 0.5]]  # two attributes always equal: cells (0, 1), (1, 0) are 0
+    >>> round(pml.certify(pml.compose(rr, rr, reads=[0, 1]), equal).epsilon, 6)  # as twice
+    0.566219
     """
     if not mechanisms:
         raise InvalidInputError("mechanisms: give at least one mechanism to compose")
@@ -295,7 +319,7 @@ def joint_prior(composed: ComposedMechanism, prior: Any) -> np.ndarray:
             f"prior: the joint prior has shape {array.shape}, the releases read attributes of "
             f"sizes {composed.sizes}; give one axis per attribute in the order of reads"
         )
-    return as_prior(array.reshape(-1), "prior", size=composed.shape[0])
+    return as_prior(array.reshape(-1), "prior", size=composed.shape[0], zeros=True)
 
 
 def check_set(composed: ComposedMechanism, prior_set: PriorSet) -> None:
@@ -337,6 +361,19 @@ def _smallest_lower(scaled: list[np.ndarray]) -> np.ndarray:
     return low
 
 
+def _support_peak(ceiling: list[np.ndarray], sizes: tuple[int, ...],
+                  support: np.ndarray) -> np.ndarray:
+    """Per output, a float ``>=`` the largest entry of the exact scaled column over the
+    support's tuples (flat indices, C order): the products of the ceilings rounded up, exactly
+    0 where a factor is, capped at 1."""
+    index = np.unravel_index(support, sizes)
+    peak = ceiling[0][index[0]]
+    for factor, rows in zip(ceiling[1:], index[1:], strict=True):
+        other = factor[rows]
+        peak = np.where((peak == 0) | (other == 0), 0.0, rounding.up(peak * other))
+    return np.minimum(peak.max(axis=0), 1.0)
+
+
 def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
                  scaled: list[np.ndarray]) -> np.ndarray:
     """The supremum over the set of the leakage of the scaled columns (lower bounds of the
@@ -369,16 +406,25 @@ def evaluate(composed: ComposedMechanism, prior: np.ndarray,
              prior_set: PriorSet | None = None) -> tuple[np.ndarray, np.ndarray | None,
                                                          np.ndarray]:
     """``(leakage, worst, p_y)`` over every joint output in one pass: the leakage at the prior
-    (flattened, validated), its supremum over ``prior_set`` (None without one), both upper
-    bounds (module docstring), and ``P_Y`` in floats (informational)."""
+    (flattened, validated; zero cells are left out of the maximum), its supremum over
+    ``prior_set`` (None without one; its priors have full support), both upper bounds (module
+    docstring), and ``P_Y`` in floats (informational)."""
     weights = (prior / math.fsum(prior)).reshape(composed.sizes)
+    support = None if np.all(prior > 0) else np.flatnonzero(prior > 0)
+    total = rounding.total_bounds(prior)[1]
     leak, worst, p_y = [], [], []
     for start, stop in composed.blocks():
-        scaled, plain, used = composed.factors(start, stop)
+        scaled, ceiling, plain, used = composed.factors(start, stop)
         constant = composed.constant(start, stop)
-        values = [rounding.ratio_log_upper(rounding.total_bounds(prior)[1],
-                                           contract_lower(prior.reshape(composed.sizes),
-                                                          scaled))]
+        numerator: float | np.ndarray = total
+        if support is not None:
+            peak = _support_peak(ceiling, composed.sizes, support)
+            used &= peak > 0
+            numerator = rounding.up(total * peak)
+        with np.errstate(invalid="ignore"):  # 0 / 0: an output no input of the support gives
+            values = [rounding.ratio_log_upper(numerator,
+                                               contract_lower(prior.reshape(composed.sizes),
+                                                              scaled))]
         if prior_set is not None:
             values.append(_set_leakage(prior_set, composed.sizes, scaled))
         for array in values:
@@ -431,7 +477,8 @@ def bound(composed: ComposedMechanism, prior: np.ndarray | PriorSet) -> float:
     ``min_i (eps_i + sum_{j != i} ldp_j)``, the PML of one release (exact, over the prior or the
     set) plus the local-DP epsilons of the others.
 
-    Proof: for a joint output ``y`` the numerator ``max_x prod_j M_j[x, y_j]`` is at most
+    Proof: for a joint output ``y`` the numerator ``max_x prod_j M_j[x, y_j]`` (``x`` over the
+    prior's support) is at most
     ``max_x M_i[x, y_i] prod_{j != i} max M_j[., y_j]`` and, for every prior ``Q``, the
     denominator ``sum_x Q(x) prod_j M_j[x, y_j]`` is at least
     ``sum_x Q(x) M_i[x, y_i] prod_{j != i} min M_j[., y_j]``; their ratio is at most
