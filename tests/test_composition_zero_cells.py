@@ -223,3 +223,20 @@ def test_accountant_bound_with_zero_cells_is_above_the_exact_total(monkeypatch):
     assert acc.history[-1].method == "bound"
     ratios, _ = _support_ratios(_joint_rows(mechanisms, (0, 0), (4,)), prior)
     assert compare_log(max(r for r in ratios if r is not None), acc.epsilon) <= 0
+
+
+def test_an_output_whose_products_underflow_on_the_support_is_still_certified():
+    # on the support {(0, 0), (2, 2)} output (1, 1) has the scaled product (2e-200)^2 = 4e-400
+    # at (0, 0), which underflows to 0 in floats but occurs: it must get a bound, never "unused"
+    tiny = 1e-200
+    release = np.array([[1 - tiny, tiny], [0.5, 0.5], [1.0, 0.0]])
+    prior = np.zeros((3, 3))
+    prior[0, 0] = prior[2, 2] = 0.5
+    cert = pml.certify(pml.compose(release, release, reads=[0, 1]), prior)
+    ratios, _ = _support_ratios(_joint_rows([release, release], (0, 1), (3, 3)), prior.ravel())
+    assert ratios[3] is not None and not math.isnan(cert.per_outcome[3])
+    for value, ratio in zip(cert.per_outcome, ratios, strict=True):
+        if ratio is None:
+            assert math.isnan(value)
+        else:
+            assert compare_log(ratio, float(value)) <= 0

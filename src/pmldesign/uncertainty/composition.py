@@ -144,12 +144,13 @@ class ComposedMechanism:
         """Each release's output index for the joint outputs ``start:stop``."""
         return np.unravel_index(np.arange(start, stop), [m.shape[1] for m in self.mechanisms])
 
-    def factors(self, start: int, stop: int) -> tuple[list[np.ndarray], list[np.ndarray],
-                                                       list[np.ndarray], np.ndarray]:
+    def factors(self, start: int, stop: int, ceilings: bool = False
+                ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
         """``(scaled, ceiling, plain, used)`` for the joint outputs ``start:stop``, one entry per
-        attribute ``a``: ``scaled[a]`` (categories x outputs) is at most and ``ceiling[a]`` at
-        least ``h_a = g_a / max g_a`` entrywise (module docstring), ``plain[a]`` is ``g_a`` in
-        floats; ``used`` is False where the exact column is 0 (the output never occurs)."""
+        attribute ``a``: ``scaled[a]`` (categories x outputs) is at most and ``ceiling[a]`` (only
+        with ``ceilings``, else empty) at least ``h_a = g_a / max g_a`` entrywise (module
+        docstring), ``plain[a]`` is ``g_a`` in floats; ``used`` is False where the exact column
+        is 0 (the output never occurs)."""
         columns = self._outputs(start, stop)
         used = np.ones(stop - start, dtype=bool)
         scaled, ceiling, plain = [], [], []
@@ -170,7 +171,8 @@ class ComposedMechanism:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = rounding.down(low / np.where(peak > 0, peak, 1.0))
             scaled.append(np.maximum(ratio, 0.0))
-            ceiling.append(_ceiling(low, high))
+            if ceilings:
+                ceiling.append(_ceiling(low, high))
             plain.append(low)
         return scaled, ceiling, plain, used
 
@@ -361,17 +363,30 @@ def _smallest_lower(scaled: list[np.ndarray]) -> np.ndarray:
     return low
 
 
-def _support_peak(ceiling: list[np.ndarray], sizes: tuple[int, ...],
-                  support: np.ndarray) -> np.ndarray:
+def _support_peak(ceiling: list[np.ndarray], index: tuple[np.ndarray, ...]) -> np.ndarray:
     """Per output, a float ``>=`` the largest entry of the exact scaled column over the
-    support's tuples (flat indices, C order): the products of the ceilings rounded up, exactly
-    0 where a factor is, capped at 1."""
-    index = np.unravel_index(support, sizes)
-    peak = ceiling[0][index[0]]
+    support's tuples (``index``: each attribute's category of every tuple), capped at 1, and
+    exactly 0 where every tuple has a factor 0 (the output never occurs).
+
+    The products of the ceilings are formed rounding to nearest: ``A - 1`` roundings, each
+    within ``u`` relative and ``eta`` absolute (gradual underflow), and the later factors are
+    at most 1, so the exact product is at most ``(fl + (A - 1) eta)(1 + gamma_{A-1})``, below
+    :func:`~pmldesign.leakage.rounding.sum_upper` of the largest with ``n = A``. A largest
+    product of 0 is exact unless a product of positive factors underflowed, which the signs of
+    the factors decide.
+    """
+    products = ceiling[0][index[0]]
     for factor, rows in zip(ceiling[1:], index[1:], strict=True):
-        other = factor[rows]
-        peak = np.where((peak == 0) | (other == 0), 0.0, rounding.up(peak * other))
-    return np.minimum(peak.max(axis=0), 1.0)
+        products = products * factor[rows]
+    largest = products.max(axis=0)
+    peak = np.minimum(rounding.sum_upper(largest, len(ceiling)), 1.0)
+    zero = np.flatnonzero(largest == 0)
+    if zero.size:
+        positive = ceiling[0][index[0]][:, zero] > 0
+        for factor, rows in zip(ceiling[1:], index[1:], strict=True):
+            positive &= factor[rows][:, zero] > 0
+        peak[zero] = np.where(positive.any(axis=0), peak[zero], 0.0)
+    return peak
 
 
 def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
@@ -410,15 +425,16 @@ def evaluate(composed: ComposedMechanism, prior: np.ndarray,
     ``prior_set`` (None without one; its priors have full support), both upper bounds (module
     docstring), and ``P_Y`` in floats (informational)."""
     weights = (prior / math.fsum(prior)).reshape(composed.sizes)
-    support = None if np.all(prior > 0) else np.flatnonzero(prior > 0)
+    support = None if np.all(prior > 0) else np.unravel_index(np.flatnonzero(prior > 0),
+                                                              composed.sizes)
     total = rounding.total_bounds(prior)[1]
     leak, worst, p_y = [], [], []
     for start, stop in composed.blocks():
-        scaled, ceiling, plain, used = composed.factors(start, stop)
+        scaled, ceiling, plain, used = composed.factors(start, stop, support is not None)
         constant = composed.constant(start, stop)
         numerator: float | np.ndarray = total
         if support is not None:
-            peak = _support_peak(ceiling, composed.sizes, support)
+            peak = _support_peak(ceiling, support)
             used &= peak > 0
             numerator = rounding.up(total * peak)
         with np.errstate(invalid="ignore"):  # 0 / 0: an output no input of the support gives
