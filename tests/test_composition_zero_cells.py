@@ -240,3 +240,22 @@ def test_an_output_whose_products_underflow_on_the_support_is_still_certified():
             assert math.isnan(value)
         else:
             assert compare_log(ratio, float(value)) <= 0
+
+
+@pytest.mark.parametrize("tamper, message", [
+    (lambda d: d.update(shape=[2, 2]), "needs 4"),
+    (lambda d: d.update(prior=[[0.2, 0.1, 0.0], [0.3, 0.0, 0.4]]), "1-D"),
+    (lambda d: d.update(prior={"kind": "ball", "radius": 0.1}), "fields"),
+    (lambda d: d.update(prior={"kind": "vertices", "vertices": [[0.5, 0.5]]}), "fields"),
+    (lambda d: d.update(budget=1e-6), "budget"),
+])
+def test_an_accountant_file_failing_its_schema_is_one_invalid_input_error(tamper, message):
+    acc = pml.Accountant(np.array([[0.2, 0.1, 0.0], [0.3, 0.0, 0.4]]), budget=5.0)
+    acc.add(pml.randomized_response(2, eps=1.0), reads=0, label="first")
+    document = json.loads(acc.to_json())
+    tamper(document)
+    with pytest.raises(pml.InvalidInputError, match=message) as error:
+        pml.Accountant.from_json(json.dumps(document))
+    assert "\n" not in str(error.value)
+    with pytest.raises(pml.InvalidInputError, match=r"reads=0 \.\. 1\)"):
+        acc.add(pml.randomized_response(3, eps=1.0))
