@@ -259,3 +259,30 @@ def test_an_accountant_file_failing_its_schema_is_one_invalid_input_error(tamper
     assert "\n" not in str(error.value)
     with pytest.raises(pml.InvalidInputError, match=r"reads=0 \.\. 1\)"):
         acc.add(pml.randomized_response(3, eps=1.0))
+
+
+def test_cli_certifies_a_prior_with_zero_cells_and_refuses_a_ball_around_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    mechanism = tmp_path / "m.csv"
+    mechanism.write_text("0.5,0.5,0\n0.25,0.75,0\n0,0,1\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "pmldesign", "certify", str(mechanism),
+                               *args], capture_output=True, text=True, env=env, timeout=300)
+
+    proc = run("--prior", "0.5,0.5,0", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    # output 2 comes only from the third input, which never occurs; LDP eps inf (every row)
+    assert out["per_outcome"][2] is None and out["ldp_epsilon"] is None
+    # output 0 leaks the most: 0.5 / P_Y(0) = 0.5 / 0.375
+    assert compare_log(Fraction(4, 3), out["epsilon"]) <= 0
+    assert out["epsilon"] - math.log(4 / 3) < 1e-12
+    proc = run("--prior", "0.5,0.5,0", "--radius", "0.1")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: radius:") and proc.stderr.count("\n") == 1

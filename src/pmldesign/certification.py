@@ -306,9 +306,9 @@ def _certify_support(matrix: np.ndarray, vector: np.ndarray, radius, rational: b
 def _refuse_ball_with_zeros(vector: np.ndarray, radius) -> None:
     if radius is not None and not np.all(vector > 0):
         raise InvalidInputError(
-            f"radius: the prior has {int(np.sum(vector == 0))} zero cells and an l1 ball around "
-            "it holds priors that move mass onto them; certify the prior alone, or give a "
-            "PriorSet of full-support priors"
+            f"radius: the prior has zero cells ({int(np.sum(vector == 0))} of "
+            f"{vector.size}) and an l1 ball around it holds priors that move mass onto them; "
+            "certify the prior alone, or give a PriorSet of full-support priors"
         )
 
 
