@@ -2,14 +2,13 @@
 
 An input of prior 0 never occurs, so PML's maximum runs over the support:
 ``log max_{x in supp P} P(y|x) / P_Y(y)``. The reference materialises the joint mechanism entry
-by entry as exact products of rationals, takes the maximum over the support's rows only and
-decides each reported figure with ``tests/exact_oracle.py``; nothing of the library's streamed
-evaluation is reused.
+by entry as exact products of rationals (``tests/composition_reference.py``), takes the maximum
+over the support's rows only and decides each reported figure with ``tests/exact_oracle.py``;
+nothing of the library's streamed evaluation is reused.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import warnings
@@ -17,20 +16,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from composition_reference import check, random_mechanism, rational_joint
 from exact_oracle import INF, compare_log, exact_log, rational_prior
 
 import pmldesign as pml
-
-
-def _joint_rows(mechanisms, reads, sizes):
-    """Rows: the record's tuples (C order); columns: the releases' output tuples (C order)."""
-    exact = [[[Fraction(float(v)) for v in row] for row in np.asarray(m)] for m in mechanisms]
-    outputs = list(itertools.product(*[range(np.asarray(m).shape[1]) for m in mechanisms]))
-    rows = []
-    for record in itertools.product(*[range(s) for s in sizes]):
-        rows.append([math.prod((exact[i][record[r]][y[i]] for i, r in enumerate(reads)),
-                               start=Fraction(1)) for y in outputs])
-    return rows
 
 
 def _support_ratios(rows, prior):
@@ -45,25 +34,6 @@ def _support_ratios(rows, prior):
         ratios.append(None if peak == 0 else peak / mass)
         over_all.append(None if peak == 0 else max(column) / mass)
     return ratios, over_all
-
-
-def _check(reported, ratios, tight=1e-9):
-    """Every figure an upper bound of the exact one and within ``tight``; nan where unused."""
-    for value, ratio in zip(np.asarray(reported, dtype=float), ratios, strict=True):
-        if ratio is None:
-            assert math.isnan(value)
-            continue
-        assert compare_log(ratio, float(value)) <= 0, (value, exact_log(ratio))
-        assert value - exact_log(ratio) <= tight * max(1.0, abs(value)), value
-
-
-def _mechanism(rng, rows, columns, zeros):
-    matrix = rng.dirichlet(np.full(columns, 0.7), size=rows)
-    if zeros:  # structural zeros, as designs have
-        matrix[rng.random(matrix.shape) < 0.35] = 0.0
-        matrix[matrix.sum(axis=1) == 0, 0] = 1.0
-        matrix /= matrix.sum(axis=1, keepdims=True)
-    return matrix
 
 
 def _prior_with_zeros(rng, n, zeros):
@@ -101,11 +71,11 @@ def test_composed_and_plain_certificates_take_the_maximum_over_the_support(case)
     support_mattered = 0
     for trial in range(4):
         # mixed releases: structural zeros beside full-support (k-RR-like) mechanisms
-        mechanisms = [_mechanism(rng, sizes[r], k, zeros=(i + trial) % 3 != 2)
+        mechanisms = [random_mechanism(rng, sizes[r], k, zeros=(i + trial) % 3 != 2)
                       for i, (r, k) in enumerate(zip(reads, outputs, strict=True))]
         prior = _prior_with_zeros(rng, n, zero_cells)
         composed = pml.compose(*mechanisms, reads=None if len(sizes) == 1 else list(reads))
-        rows = _joint_rows(mechanisms, reads, sizes)
+        rows = rational_joint(mechanisms, reads, sizes)
         ratios, over_all = _support_ratios(rows, prior)
         support_mattered += sum(a != b for a, b in zip(ratios, over_all, strict=True))
         with warnings.catch_warnings():
@@ -117,7 +87,7 @@ def test_composed_and_plain_certificates_take_the_maximum_over_the_support(case)
         floats = [[Fraction(float(v)) for v in row] for row in np.asarray(composed)]
         plain_ratios = _support_ratios(floats, prior)[0]
         for c, exact in ((cert, ratios), (plain, plain_ratios), (audit, plain_ratios)):
-            _check(c.per_outcome, exact)
+            check(c.per_outcome, exact)
             used = [r for r in exact if r is not None]
             assert compare_log(max(used), c.epsilon) <= 0
             assert c.epsilon - exact_log(max(used)) <= 1e-9 * max(1.0, c.epsilon)
@@ -183,18 +153,18 @@ def test_a_second_release_warning_looks_at_the_support_only():
 def test_accountant_totals_with_zero_cells_are_the_brute_force_certificates():
     rng = np.random.default_rng(9)
     prior = _prior_with_zeros(rng, 12, 4).reshape(2, 3, 2)
-    releases = [(_mechanism(rng, 3, 3, zeros=True), 1, "a"),
-                (_mechanism(rng, 2, 2, zeros=False), 0, None),
-                (_mechanism(rng, 3, 2, zeros=True), 1, "c"),
-                (_mechanism(rng, 2, 3, zeros=True), 2, "d")]
+    releases = [(random_mechanism(rng, 3, 3, zeros=True), 1, "a"),
+                (random_mechanism(rng, 2, 2, zeros=False), 0, None),
+                (random_mechanism(rng, 3, 2, zeros=True), 1, "c"),
+                (random_mechanism(rng, 2, 3, zeros=True), 2, "d")]
     acc = pml.Accountant(prior, budget=50.0)
     for k, (matrix, read, label) in enumerate(releases):
         total = acc.add(matrix, reads=read, label=label)
         # the releases so far, and a one-output release of every attribute nobody reads yet
         mechanisms = [m for m, _, _ in releases[:k + 1]] + [np.ones((s, 1)) for s in (2, 3, 2)]
         reads = [r for _, r, _ in releases[:k + 1]] + [0, 1, 2]
-        ratios, _ = _support_ratios(_joint_rows(mechanisms, reads, (2, 3, 2)), prior.ravel())
-        _check([total], [max(r for r in ratios if r is not None)])
+        ratios, _ = _support_ratios(rational_joint(mechanisms, reads, (2, 3, 2)), prior.ravel())
+        check([total], [max(r for r in ratios if r is not None)])
         assert acc.history[-1].method == "exact"
     assert acc.epsilon == acc.history[-1].epsilon
     document = json.loads(acc.to_json())
@@ -216,12 +186,12 @@ def test_accountant_bound_with_zero_cells_is_above_the_exact_total(monkeypatch):
     monkeypatch.setattr(module, "EXACT_MAX", 4)
     rng = np.random.default_rng(3)
     prior = _prior_with_zeros(rng, 4, 1)
-    mechanisms = [_mechanism(rng, 4, 3, zeros=False) for _ in range(2)]
+    mechanisms = [random_mechanism(rng, 4, 3, zeros=False) for _ in range(2)]
     acc = pml.Accountant(prior, budget=100.0)
     for m in mechanisms:
         acc.add(m)
     assert acc.history[-1].method == "bound"
-    ratios, _ = _support_ratios(_joint_rows(mechanisms, (0, 0), (4,)), prior)
+    ratios, _ = _support_ratios(rational_joint(mechanisms, (0, 0), (4,)), prior)
     assert compare_log(max(r for r in ratios if r is not None), acc.epsilon) <= 0
 
 
@@ -233,7 +203,7 @@ def test_an_output_whose_products_underflow_on_the_support_is_still_certified():
     prior = np.zeros((3, 3))
     prior[0, 0] = prior[2, 2] = 0.5
     cert = pml.certify(pml.compose(release, release, reads=[0, 1]), prior)
-    ratios, _ = _support_ratios(_joint_rows([release, release], (0, 1), (3, 3)), prior.ravel())
+    ratios, _ = _support_ratios(rational_joint([release, release], (0, 1), (3, 3)), prior.ravel())
     assert ratios[3] is not None and not math.isnan(cert.per_outcome[3])
     for value, ratio in zip(cert.per_outcome, ratios, strict=True):
         if ratio is None:
