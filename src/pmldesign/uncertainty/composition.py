@@ -363,30 +363,65 @@ def _smallest_lower(scaled: list[np.ndarray]) -> np.ndarray:
     return low
 
 
-def _support_peak(ceiling: list[np.ndarray], index: tuple[np.ndarray, ...]) -> np.ndarray:
-    """Per output, a float ``>=`` the largest entry of the exact scaled column over the
-    support's tuples (``index``: each attribute's category of every tuple), capped at 1, and
-    exactly 0 where every tuple has a factor 0 (the output never occurs).
+@dataclass(frozen=True)
+class _Support:
+    """A joint prior's support arranged for its maximum: ``axis`` is the largest attribute, the
+    combinations of the ``others`` that occur are ``prefixes`` (one index array per other
+    attribute), and ``groups`` pairs the prefixes (rows of ``prefixes``) that occur with one and
+    the same set of ``axis`` categories with that set."""
 
-    The products of the ceilings are formed rounding to nearest: ``A - 1`` roundings, each
-    within ``u`` relative and ``eta`` absolute (gradual underflow), and the later factors are
-    at most 1, so the exact product is at most ``(fl + (A - 1) eta)(1 + gamma_{A-1})``, below
-    :func:`~pmldesign.leakage.rounding.sum_upper` of the largest with ``n = A``. A largest
-    product of 0 is exact unless a product of positive factors underflowed, which the signs of
-    the factors decide.
+    axis: int
+    others: tuple[int, ...]
+    prefixes: tuple[np.ndarray, ...]
+    groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+def _support(prior: np.ndarray, sizes: tuple[int, ...]) -> _Support:
+    """:class:`_Support` of a flattened prior over the product of ``sizes``."""
+    axis = int(np.argmax(sizes))
+    others = tuple(a for a in range(len(sizes)) if a != axis)
+    cells = np.moveaxis(prior.reshape(sizes) > 0, axis, -1).reshape(-1, sizes[axis])
+    occurs = np.flatnonzero(cells.any(axis=1))
+    prefixes = np.unravel_index(occurs, [sizes[a] for a in others]) if others else ()
+    patterns, inverse = np.unique(cells[occurs], axis=0, return_inverse=True)
+    groups = tuple((np.flatnonzero(inverse.ravel() == g), np.flatnonzero(pattern))
+                   for g, pattern in enumerate(patterns))
+    return _Support(axis, others, tuple(prefixes), groups)
+
+
+def _support_peak(ceiling: list[np.ndarray], support: _Support) -> np.ndarray:
+    """Per output, a float ``>=`` the largest entry of the exact scaled column over the
+    support's tuples, capped at 1, and exactly 0 where every tuple has a factor 0 (the output
+    never occurs).
+
+    Within a group the tuples are every prefix with every category of its set, so their
+    largest product is the largest prefix product times the largest category's ceiling. The
+    products are formed rounding to nearest, which is monotone: the largest float bounds every
+    tuple's float product, and each of those is ``A - 1`` roundings of factors in ``[0, 1]``,
+    each within ``u`` relative and ``eta`` absolute (gradual underflow), so the exact maximum
+    is at most ``(fl + (A - 1) eta)(1 + gamma_{A-1})``, below
+    :func:`~pmldesign.leakage.rounding.sum_upper` of the largest with ``n = A``. Whether a
+    tuple's exact product is positive is decided on the factors' signs (an underflowed product
+    of positive factors still counts).
     """
-    products = ceiling[0][index[0]]
-    for factor, rows in zip(ceiling[1:], index[1:], strict=True):
-        products = products * factor[rows]
-    largest = products.max(axis=0)
+    prefix = positive = None
+    for attribute, rows in zip(support.others, support.prefixes, strict=True):
+        factor = ceiling[attribute][rows]
+        prefix = factor if prefix is None else prefix * factor
+        positive = factor > 0 if positive is None else positive & (factor > 0)
+    last = ceiling[support.axis]
+    largest = np.zeros(last.shape[1])
+    occurs = np.zeros(last.shape[1], dtype=bool)
+    for members, categories in support.groups:
+        best = last[categories].max(axis=0)
+        if prefix is None:  # one attribute: the support is a set of its categories
+            largest = np.maximum(largest, best)
+            occurs |= best > 0
+        else:
+            largest = np.maximum(largest, prefix[members].max(axis=0) * best)
+            occurs |= positive[members].any(axis=0) & (best > 0)
     peak = np.minimum(rounding.sum_upper(largest, len(ceiling)), 1.0)
-    zero = np.flatnonzero(largest == 0)
-    if zero.size:
-        positive = ceiling[0][index[0]][:, zero] > 0
-        for factor, rows in zip(ceiling[1:], index[1:], strict=True):
-            positive &= factor[rows][:, zero] > 0
-        peak[zero] = np.where(positive.any(axis=0), peak[zero], 0.0)
-    return peak
+    return np.where(occurs, peak, 0.0)
 
 
 def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
@@ -425,8 +460,7 @@ def evaluate(composed: ComposedMechanism, prior: np.ndarray,
     ``prior_set`` (None without one; its priors have full support), both upper bounds (module
     docstring), and ``P_Y`` in floats (informational)."""
     weights = (prior / math.fsum(prior)).reshape(composed.sizes)
-    support = None if np.all(prior > 0) else np.unravel_index(np.flatnonzero(prior > 0),
-                                                              composed.sizes)
+    support = None if np.all(prior > 0) else _support(prior, composed.sizes)
     total = rounding.total_bounds(prior)[1]
     leak, worst, p_y = [], [], []
     for start, stop in composed.blocks():
