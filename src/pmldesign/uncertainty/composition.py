@@ -20,8 +20,10 @@ Priors with zero cells. An input of prior 0 is not a possible record, so the max
 the support only: the leakage is ``log(max_{x in supp Q} c(x) / sum_x Q(x) c(x))`` (the sum
 needs no change, a zero weight adds nothing). The support of a joint distribution need not be
 a product set (Adult has 152 of its 160 sex x race x education combinations), so the maximum no
-longer factorises; it is taken over the support's tuples, block by block, of the products of
-upper bounds of the ``h_a`` below, and capped at 1 (the exact value is at most 1).
+longer factorises over every attribute; it factorises within groups of the support (the other
+attributes' combinations that occur with one and the same set of the largest attribute's
+categories), block by block, over products of upper bounds of the ``h_a`` below, and is capped
+at 1 (the exact value is at most 1).
 
 Outward rounding. ``h_a = g_a / max g_a`` is bounded below entrywise: the products ``g_a`` are
 formed rounding down (each product moved one ulp down with ``numpy.nextafter``) and the maximum
