@@ -2,19 +2,19 @@
 
 Adult's sex x race x education (2 x 5 x 16 categories, 32,561 records). The prior is fixed:
 the joint shares of the whole data set (no sampling error is accounted for). Only 152 of the
-160 combinations occur; a combination with prior 0 is not a possible record, so the joint
-design runs on those 152 (PML needs a full-support prior) and every certificate is over the
+160 combinations occur; a combination with prior 0 is not a possible record, so PML's maximum
+runs over those 152 (the support of the joint distribution), and every certificate is over the
 same joint prior. Three ways of releasing the three values, each certified <= ``eps_total``:
 
 a. one joint design: ``pml.design(..., utility="estimation")`` (A-optimal, least asymptotic
-   MSE of the joint shares) on the 152 combinations, under a time limit (the result is still
+   MSE of the joint shares) on the 152 combinations that occur (a design needs a full-support
+   prior; the other 8 are never input), under a time limit (the result is still
    certified; its status and gap are printed; a design cut by its time limit depends on the
    machine's speed and load, the other two ways are reproducible bit for bit);
 b. one estimation design per column, all at one common per-column eps, the largest found by
-   bisection whose composition is certified at most ``eps_total``. ``pml.compose`` and
-   ``pml.Accountant`` refuse a joint prior with zeros (8 combinations never occur), so the
-   composition is materialised on the 152 combinations that occur (its rows are the products
-   of the columns' rows, its outputs the tuples) and certified exactly by ``pml.certify``;
+   bisection whose three releases a ``pml.Accountant`` over the 2 x 5 x 16 joint prior (zeros
+   included) accepts within ``eps_total``: it certifies their composition exactly over every
+   joint output, the maximum over the support;
 c. per-column k-RR (``pml.rr_for_pml``) scaled the same way. OUE and the other oracles with
    outputs that cannot be materialised for 16 categories are left out: only mechanisms whose
    matrices exist are composed and certified exactly.
@@ -94,7 +94,8 @@ class Way:
 
 
 def joint_matrix(mats: list[Matrix]) -> Matrix:
-    """The composition's matrix on the observed combinations: rows 152, outputs the tuples."""
+    """The composition's matrix on the observed combinations (rows 152, outputs the tuples),
+    for the estimators; the certificates come from the accountant over the whole 2 x 5 x 16."""
     full: Matrix = np.einsum("ai,bj,ck->abcijk", *mats).reshape(int(np.prod(shape)), -1)
     return full[observed]
 
@@ -111,18 +112,20 @@ Build = Callable[[Matrix, float], "Matrix | pml.Mechanism"]
 
 
 def per_column(build: Build, eps_total: float) -> tuple[float, list[Matrix], float]:
-    """Largest common per-column eps (bisection) whose composition is certified <= eps_total."""
+    """Largest common per-column eps (bisection) whose three releases an accountant over the
+    joint prior accepts within eps_total."""
     lo, hi, best = 0.0, eps_total, None
     for _ in range(steps):
         mid = (lo + hi) / 2
         mats = [np.asarray(build(marginal_priors[k], mid), dtype=np.float64) for k in range(3)]
-        with warnings.catch_warnings():  # its advice is about releasing this matrix twice
-            warnings.simplefilter("ignore", pml.CompositionWarning)
-            total = pml.certify(joint_matrix(mats), p_obs).epsilon
-        if total <= eps_total:
-            lo, best = mid, (mid, mats, total)
-        else:
+        accountant = pml.Accountant(joint, budget=eps_total)
+        try:
+            for k, m in enumerate(mats):
+                accountant.add(m, reads=k, label=COLUMNS[k])
+        except pml.BudgetExceededError:
             hi = mid
+            continue
+        lo, best = mid, (mid, mats, accountant.epsilon)
     if best is None:
         raise SystemExit(f"no per-column eps in {steps} halvings meets eps_total {eps_total}")
     return best

@@ -130,8 +130,13 @@ def as_mechanism(mechanism: Any, name: str = "mechanism") -> np.ndarray:
     return array
 
 
-def as_prior(prior: Any, name: str = "prior", size: int | None = None) -> np.ndarray:
-    """Validate a probability vector with full support (every entry > 0, total 1)."""
+def as_prior(prior: Any, name: str = "prior", size: int | None = None, *,
+             zeros: bool = False) -> np.ndarray:
+    """Validate a probability vector with full support (every entry > 0, total 1).
+
+    With ``zeros`` entries may be 0 (inputs outside the prior's support, which PML leaves out
+    of every maximum); the entries must still be non-negative and sum to 1.
+    """
     array = as_float_array(prior, name, 1)
     if size is not None and array.shape[0] != size:
         raise InvalidInputError(
@@ -139,7 +144,12 @@ def as_prior(prior: Any, name: str = "prior", size: int | None = None) -> np.nda
         )
     if array.shape[0] < 2:
         raise InvalidInputError(f"{name}: needs at least 2 symbols, got {array.shape[0]}")
-    if (array <= 0).any():
+    if zeros and (array < 0).any():
+        i = int(np.argmax(array < 0))
+        raise InvalidInputError(
+            f"{name}: entries must be non-negative, entry {i} is {_fmt(array[i])}"
+        )
+    if not zeros and (array <= 0).any():
         i = int(np.argmax(array <= 0))
         raise InvalidInputError(
             f"{name}: must have full support (every entry > 0), entry {i} is {_fmt(array[i])}"

@@ -20,7 +20,7 @@ from ._categories import category_counts
 from ._errors import CompositionWarning, InvalidInputError
 from ._json import jsonable
 from ._results import Result
-from ._validation import as_int, as_mechanism, as_mechanism_and_prior, as_real
+from ._validation import as_int, as_mechanism, as_mechanism_and_prior, as_prior, as_real
 from .leakage import measures, regions
 from .mechanism import Mechanism
 from .uncertainty import ball, bounds, composition, estimation, exact
@@ -202,13 +202,18 @@ def certify(
     mechanism : (N, M) array_like, Mechanism or ComposedMechanism
         Row-stochastic matrix, or several releases together (:func:`~pmldesign.compose`).
     prior : (N,) array_like or PriorSet, optional
-        Full-support prior of the input (or the center of the ball), or a
+        Prior of the input (or the center of the ball), or a
         :class:`~pmldesign.uncertainty.PriorSet`: ``worst_case_epsilon`` is then the capacity
         over the set, exact over its extreme points, and the other figures refer to its
-        ``reference``. Not with ``samples``.
+        ``reference``. Not with ``samples``. Entries of 0 are inputs that never occur: every
+        figure but ``ldp_epsilon`` is then the one of the support's rows (the leakage of ``y``
+        is ``log max_{x in supp P} M[x, y] / P_Y(y)``, ``epsilon_max`` is ``-log`` of the
+        smallest positive entry, the region is over the support's entries), for plain and
+        composed mechanisms alike.
     radius : float, optional
         l1 radius beta, ``0 <= beta < 2 min(prior)``: also certify every prior in the ball
-        (``worst_case_epsilon``, ``sensitivity``, ``sensitivity_bound``).
+        (``worst_case_epsilon``, ``sensitivity``, ``sensitivity_bound``). Not with a prior
+        that has zero cells.
     samples : array_like, list, pandas or dask Series, optional
         Inputs drawn from the unknown prior: integer symbols ``0 .. N-1``, or the input labels
         of a :class:`~pmldesign.Mechanism` (strings, categories). The prior is estimated by
@@ -275,7 +280,10 @@ def certify(
     if isinstance(prior, PriorSet):
         cert = _certify_set(mechanism, prior, radius, exact)
     else:
-        matrix, vector = as_mechanism_and_prior(mechanism, prior)
+        matrix = as_mechanism(mechanism)
+        vector = as_prior(prior, size=matrix.shape[0], zeros=True)
+        if not np.all(vector > 0):
+            return _certify_support(matrix, vector, radius, exact, warn)
         cert = _certificate(matrix, vector, radius, exact)
     if warn and math.isinf(cert.ldp_epsilon):  # an output impossible from some input
         matrix, vector = as_mechanism_and_prior(mechanism, _reference(prior))
@@ -283,6 +291,31 @@ def certify(
                 vector if radius is None else PriorSet.ball(vector, radius))
         _warn_if_second_release_leaks_more(matrix, held, cert)
     return cert
+
+
+def _certify_support(matrix: np.ndarray, vector: np.ndarray, radius, rational: bool,
+                     warn: bool) -> Certificate:
+    """Certify for a prior with zero cells: an input of prior 0 is not a possible record, so
+    every figure is the one of the rows on the support (the leakage of ``y`` is
+    ``log max_{x in supp P} M[x, y] / P_Y(y)``, nan where no input of the support gives ``y``),
+    except ``ldp_epsilon``, which does not depend on the prior (every row)."""
+    _refuse_ball_with_zeros(vector, radius)
+    support = vector > 0
+    rows, restricted = matrix[support], vector[support]
+    cert = _certificate(rows, restricted, None, rational)
+    if warn and math.isinf(cert.ldp_epsilon):
+        _warn_if_second_release_leaks_more(rows, restricted, cert)
+    ldp = exact.ldp_epsilon(matrix) if rational else measures._ldp_epsilon(matrix)
+    return dataclasses.replace(cert, ldp_epsilon=ldp)
+
+
+def _refuse_ball_with_zeros(vector: np.ndarray, radius) -> None:
+    if radius is not None and not np.all(vector > 0):
+        raise InvalidInputError(
+            f"radius: the prior has zero cells ({int(np.sum(vector == 0))} of "
+            f"{vector.size}) and an l1 ball around it holds priors that move mass onto them; "
+            "certify the prior alone, or give a PriorSet of full-support priors"
+        )
 
 
 def _reference(prior):
@@ -365,6 +398,7 @@ def _certify_composed(composed: ComposedMechanism, prior, radius, rational: bool
         vector = prior.center if prior.kind == "ball" else prior.reference
     else:
         vector = composition.joint_prior(composed, prior)
+        _refuse_ball_with_zeros(vector, radius)
         if radius is not None:
             prior_set = PriorSet.ball(vector, ball.as_radius(radius, vector))
     per_outcome, worst, p_y = composition.evaluate(composed, vector, prior_set)
@@ -475,6 +509,7 @@ def _assembled(per_outcome: np.ndarray, p_y: np.ndarray, vector: np.ndarray, rob
     """The certificate from the per-outcome leakage at ``vector``, its output distribution,
     the fields over a set (:func:`_over_set`) and the remaining figures."""
     epsilon = max(0.0, float(np.nanmax(per_outcome)))
+    support = vector[vector > 0]  # a prior with zero cells: the records that can occur
     return Certificate(epsilon=epsilon, per_outcome=per_outcome, output_probabilities=p_y,
-                       epsilon_max=regions.epsilon_max(vector),
-                       region=regions.privacy_region(vector, epsilon), **figures, **robust)
+                       epsilon_max=regions._epsilon_max(support),
+                       region=regions._privacy_region(support, epsilon), **figures, **robust)

@@ -1,7 +1,7 @@
 """Composed releases and the accountant against brute force in exact arithmetic.
 
 The reference builds the joint mechanism entry by entry as exact products of rationals
-(``itertools.product`` over the record's tuples and the releases' outputs), takes every extreme
+(``tests/composition_reference.py``), takes every extreme
 point of the prior set in rationals (``tests/prior_set_reference.py``) and decides each reported
 leakage with ``tests/exact_oracle.py``: nothing of the library's streamed evaluation is reused.
 """
@@ -15,26 +15,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from composition_reference import check as _check
+from composition_reference import random_mechanism as _random_mechanism
+from composition_reference import rational_joint as _rational_joint
 from exact_oracle import INF, compare_log, exact_log, rational_prior
 from prior_set_reference import exact_ball_points, exact_box_points, exact_vertex_points
 
 import pmldesign as pml
-
-
-def _rational_joint(mechanisms, reads, sizes):
-    """Rows: the record's tuples (C order); columns: the releases' output tuples (C order)."""
-    exact = [[[Fraction(float(v)) for v in row] for row in np.asarray(m)] for m in mechanisms]
-    outputs = list(itertools.product(*[range(np.asarray(m).shape[1]) for m in mechanisms]))
-    rows = []
-    for record in itertools.product(*[range(s) for s in sizes]):
-        row = []
-        for y in outputs:
-            value = Fraction(1)
-            for matrix, read, out in zip(exact, reads, y, strict=True):
-                value *= matrix[record[read]][out]
-            row.append(value)
-        rows.append(row)
-    return rows
 
 
 def _worst_ratios(joint, points):
@@ -48,26 +35,6 @@ def _worst_ratios(joint, points):
         mass = min(sum(q * c for q, c in zip(point, column, strict=True)) for point in points)
         ratios.append(INF if mass <= 0 else peak / mass)
     return ratios
-
-
-def _check(reported, ratios, tight=1e-9):
-    """Every reported figure is an upper bound of the exact one, and within ``tight``."""
-    for value, ratio in zip(np.asarray(reported, dtype=float), ratios, strict=True):
-        if ratio is None:
-            assert math.isnan(value)
-            continue
-        assert compare_log(ratio, float(value)) <= 0, (value, exact_log(ratio))
-        if ratio != INF:
-            assert value - exact_log(ratio) <= tight * max(1.0, abs(value)), value
-
-
-def _random_mechanism(rng, rows, columns, zeros=False):
-    matrix = rng.dirichlet(np.full(columns, 0.7), size=rows)
-    if zeros:  # structural zeros, as designs have
-        matrix[rng.random(matrix.shape) < 0.3] = 0.0
-        matrix[matrix.sum(axis=1) == 0, 0] = 1.0
-        matrix /= matrix.sum(axis=1, keepdims=True)
-    return matrix
 
 
 CASES = [  # (sizes of the attributes, reads, outputs of each release)

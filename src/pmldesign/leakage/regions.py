@@ -73,7 +73,9 @@ def privacy_region(prior: ArrayLike, eps: float) -> int:
     >>> [privacy_region([0.4, 0.2, 0.2, 0.2], e) for e in (0.0, 0.3, 0.6, 1.0, 5.0)]
     [1, 2, 3, 4, 4]
     """
-    vector = as_prior(prior)
-    eps = as_nonnegative(eps, "eps", allow_inf=True)
-    thresholds = _region_thresholds(vector)
-    return int(np.searchsorted(thresholds, eps, side="right"))
+    return _privacy_region(as_prior(prior), as_nonnegative(eps, "eps", allow_inf=True))
+
+
+def _privacy_region(vector: np.ndarray, eps: float) -> int:
+    """:func:`privacy_region` of a validated prior and eps."""
+    return int(np.searchsorted(_region_thresholds(vector), eps, side="right"))

@@ -165,8 +165,13 @@ def sum_lower(total: np.ndarray, n: int) -> np.ndarray:
 def mass_upper(weights: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     """Per column, a float ``>=`` the exact ``sum_x weights[x, y] * col[x, y] / peak[y]``
     (``weights`` N x M or N x 1, non-negative floats, upper bounds of exact weights)."""
-    n = scaled.shape[0]
-    total = (weights * scaled).sum(axis=0)
+    return sum_upper((weights * scaled).sum(axis=0), scaled.shape[0])
+
+
+def sum_upper(total: np.ndarray, n: int) -> np.ndarray:
+    """A float sum ``total`` of at most n non-negative products (with at most one division
+    each) moved above the exact sum (module docstring: ``exact <= (fl + 2 n eta)
+    (1 + gamma_{n+1})``)."""
     grow = 1.0 + 2 * (n + 1) * TWO_U  # >= 1 / (1 - gamma_{n+1}) for (n + 1) u <= 1/4
     return up(up(total + 2 * n * ETA) * grow)
 

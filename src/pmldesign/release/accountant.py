@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._errors import BudgetExceededError, InvalidInputError
-from .._validation import as_mechanism, as_positive, as_prior
+from .._validation import as_float_array, as_mechanism, as_positive, as_prior
 from ..uncertainty import composition
 from ..uncertainty.prior_set import PriorSet
 
@@ -66,8 +66,9 @@ class Accountant:
     ----------
     prior : array_like or PriorSet
         The record's prior: a vector (one attribute), an array with one axis per attribute
-        (the joint distribution), or a :class:`~pmldesign.PriorSet` over the flattened product
-        (C order; give ``shape``).
+        (the joint distribution; cells of 0, combinations that never occur, are left out of
+        every maximum), or a :class:`~pmldesign.PriorSet` over the flattened product (C order;
+        give ``shape``).
     budget : float
         Total eps (nats) the releases together may leak, > 0.
     shape : sequence of int, optional
@@ -107,7 +108,7 @@ class Accountant:
                 raise InvalidInputError("shape: only with a PriorSet; an array prior has its "
                                         "own shape")
             sizes = array.shape if array.ndim > 1 else (array.size,)
-            self._prior = as_prior(array.reshape(-1), "prior")
+            self._prior = as_prior(array.reshape(-1), "prior", zeros=True)
         self.shape: tuple[int, ...] = tuple(sizes)
         self._mechanisms: list[np.ndarray] = []
         self._history: list[Release] = []
@@ -154,7 +155,7 @@ class Accountant:
             if len(self.shape) > 1:
                 raise InvalidInputError(
                     f"reads: the record has {len(self.shape)} attributes; say which one the "
-                    "mechanism reads (reads=0 .. {len(self.shape) - 1})"
+                    f"mechanism reads (reads=0 .. {len(self.shape) - 1})"
                 )
             return 0
         if isinstance(reads, bool) or not isinstance(reads, int | np.integer) or not (
@@ -194,10 +195,19 @@ class Accountant:
         prior = _prior_from(data["prior"])
         shape = data["shape"] if isinstance(prior, PriorSet) else None
         if not isinstance(prior, PriorSet):
-            prior = np.asarray(prior, dtype=float).reshape(data["shape"])
+            if prior.size != math.prod(data["shape"]):
+                raise InvalidInputError(
+                    f"accountant: prior has {prior.size} probabilities, shape {data['shape']} "
+                    f"needs {math.prod(data['shape'])}"
+                )
+            prior = prior.reshape(data["shape"])
         accountant = cls(prior, data["budget"], shape=shape)
         for entry in data["releases"]:
-            total = accountant.add(entry["mechanism"], entry["reads"], entry["label"])
+            try:
+                total = accountant.add(entry["mechanism"], entry["reads"], entry["label"])
+            except BudgetExceededError as exc:
+                raise InvalidInputError(f"accountant: release {entry['label']!r} passes the "
+                                        f"document's budget ({exc})") from None
             if total > entry["epsilon"] and not math.isclose(total, entry["epsilon"],
                                                               rel_tol=1e-12):
                 raise InvalidInputError(
@@ -222,16 +232,25 @@ def _prior_document(prior: np.ndarray | PriorSet) -> Any:
             "reference": prior.reference.tolist()}
 
 
+#: The fields of each kind of prior set in the document (the ``kind`` field aside).
+_SET_FIELDS = {"ball": {"center", "radius"}, "box": {"lower"}, "vertices": {"vertices",
+                                                                           "reference"}}
+
+
 def _prior_from(document: Any) -> np.ndarray | PriorSet:
     if isinstance(document, list):
-        return np.asarray(document, dtype=float)
+        return as_float_array(document, "accountant: prior", 1)
     kind = document.get("kind")
+    if kind in _SET_FIELDS and set(document) - {"kind"} != _SET_FIELDS[kind]:
+        raise InvalidInputError(f"accountant: a {kind} prior has the fields "
+                                f"{sorted(_SET_FIELDS[kind])}, got "
+                                f"{sorted(set(document) - {'kind'})}")
     if kind == "ball":
         return PriorSet.ball(document["center"], document["radius"])
     if kind == "box":
         return PriorSet.box(document["lower"])
     if kind == "vertices":
-        return PriorSet.from_vertices(document["vertices"], document.get("reference"))
+        return PriorSet.from_vertices(document["vertices"], document["reference"])
     raise InvalidInputError(f"accountant: unknown prior kind {kind!r}")
 
 

@@ -16,10 +16,21 @@ the product ``f(x) = prod_a g_a(x_a)`` over the product alphabet, so
 ``c = prod_a g_a / max g_a`` (entries in ``[0, 1]``, largest exactly 1) and ``Q`` the prior read
 as ``p / sum p``. The joint outputs are streamed in blocks.
 
+Priors with zero cells. An input of prior 0 is not a possible record, so the maximum runs over
+the support only: the leakage is ``log(max_{x in supp Q} c(x) / sum_x Q(x) c(x))`` (the sum
+needs no change, a zero weight adds nothing). The support of a joint distribution need not be
+a product set (Adult has 152 of its 160 sex x race x education combinations), so the maximum no
+longer factorises over every attribute; it factorises within groups of the support (the other
+attributes' combinations that occur with one and the same set of the largest attribute's
+categories), block by block, over products of upper bounds of the ``h_a`` below, and is capped
+at 1 (the exact value is at most 1).
+
 Outward rounding. ``h_a = g_a / max g_a`` is bounded below entrywise: the products ``g_a`` are
 formed rounding down (each product moved one ulp down with ``numpy.nextafter``) and the maximum
 rounding up, and their quotient is moved one ulp down; ``c`` is the product of the ``h_a``
-rounded down the same way. So the float ``c`` is at most the exact ``c`` entrywise, and every
+rounded down the same way. It is bounded above the same way, by the products rounded up over
+the largest product rounded down (the exact maximum is at least it), each at most 1, and exactly
+0 where a factor is. So the float ``c`` is at most the exact ``c`` entrywise, and every
 mass ``min_{Q in S} <Q, c>`` below is a non-decreasing function of ``c`` bounded below by
 :mod:`pmldesign.leakage.rounding` (``dot_lower``); the leakage ``log(S / mass)`` is then
 rounded up by :func:`~pmldesign.leakage.rounding.ratio_log_upper`. Every figure is an upper
@@ -140,15 +151,16 @@ class ComposedMechanism:
         """Each release's output index for the joint outputs ``start:stop``."""
         return np.unravel_index(np.arange(start, stop), [m.shape[1] for m in self.mechanisms])
 
-    def factors(self, start: int, stop: int) -> tuple[list[np.ndarray], list[np.ndarray],
-                                                       np.ndarray]:
-        """``(scaled, plain, used)`` for the joint outputs ``start:stop``, one entry per attribute
-        ``a``: ``scaled[a]`` (categories x outputs) is at most ``g_a / max g_a`` entrywise
-        (module docstring), ``plain[a]`` is ``g_a`` in floats; ``used`` is False where the
-        exact column is 0 (the output never occurs)."""
+    def factors(self, start: int, stop: int, ceilings: bool = False
+                ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """``(scaled, ceiling, plain, used)`` for the joint outputs ``start:stop``, one entry per
+        attribute ``a``: ``scaled[a]`` (categories x outputs) is at most and ``ceiling[a]`` (only
+        with ``ceilings``, else empty) at least ``h_a = g_a / max g_a`` entrywise (module
+        docstring), ``plain[a]`` is ``g_a`` in floats; ``used`` is False where the exact column
+        is 0 (the output never occurs)."""
         columns = self._outputs(start, stop)
         used = np.ones(stop - start, dtype=bool)
-        scaled, plain = [], []
+        scaled, ceiling, plain = [], [], []
         for a in range(len(self.sizes)):
             low = high = None
             for matrix, read, chosen in zip(self.mechanisms, self.reads, columns, strict=True):
@@ -166,8 +178,10 @@ class ComposedMechanism:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = rounding.down(low / np.where(peak > 0, peak, 1.0))
             scaled.append(np.maximum(ratio, 0.0))
+            if ceilings:
+                ceiling.append(_ceiling(low, high))
             plain.append(low)
-        return scaled, plain, used
+        return scaled, ceiling, plain, used
 
     def constant(self, start: int, stop: int) -> np.ndarray:
         """Joint outputs whose every factor column is constant and positive: leakage 0 for
@@ -190,6 +204,16 @@ class ComposedMechanism:
                 f"{inputs} inputs x {outputs} outputs)")
 
 
+def _ceiling(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Entrywise ``>= g / max g`` and ``<= 1`` for exact columns ``low <= g <= high``: ``high``
+    over the largest ``low`` (at most the exact maximum), rounded up; 1 where that largest
+    ``low`` underflowed to 0, and exactly 0 where ``high`` is (the exact entry is 0)."""
+    floor = low.max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.minimum(rounding.up(high / np.where(floor > 0, floor, 1.0)), 1.0)
+    return np.where(high == 0, 0.0, np.where(floor > 0, ratio, 1.0))
+
+
 def _along(matrix: np.ndarray, axis: int, attributes: int) -> np.ndarray:
     """``matrix`` (attribute values x outputs) shaped to broadcast along ``axis`` of the
     product alphabet, with the outputs last."""
@@ -208,9 +232,10 @@ def compose(*mechanisms: ArrayLike, reads: Iterable[int] | None = None) -> Compo
     reads : sequence of int, optional
         The attribute each mechanism reads (``0 .. A-1``, each read at least once): the inputs
         are then the tuples of the attributes' categories, and the prior is their joint
-        distribution (an array of shape ``N_0 x ... x N_{A-1}``, or a PriorSet over the
-        flattened product in C order). None (default): every release reads the same attribute
-        (the same column released several times).
+        distribution (an array of shape ``N_0 x ... x N_{A-1}``, whose cells may be 0 for
+        combinations that never occur, or a PriorSet over the flattened product in C order).
+        None (default): every release reads the same attribute (the same column released
+        several times).
 
     Returns
     -------
@@ -229,6 +254,9 @@ def compose(*mechanisms: ArrayLike, reads: Iterable[int] | None = None) -> Compo
     0.566219
     >>> pml.compose(rr, rr, reads=[0, 1]).shape  # two attributes, one release each
     (4, 4)
+    >>> equal = [[0.5, 0.0], [0.0, 0.5]]  # two attributes always equal: cells (0, 1), (1, 0) are 0
+    >>> round(pml.certify(pml.compose(rr, rr, reads=[0, 1]), equal).epsilon, 6)  # as twice
+    0.566219
     """
     if not mechanisms:
         raise InvalidInputError("mechanisms: give at least one mechanism to compose")
@@ -300,7 +328,7 @@ def joint_prior(composed: ComposedMechanism, prior: Any) -> np.ndarray:
             f"prior: the joint prior has shape {array.shape}, the releases read attributes of "
             f"sizes {composed.sizes}; give one axis per attribute in the order of reads"
         )
-    return as_prior(array.reshape(-1), "prior", size=composed.shape[0])
+    return as_prior(array.reshape(-1), "prior", size=composed.shape[0], zeros=True)
 
 
 def check_set(composed: ComposedMechanism, prior_set: PriorSet) -> None:
@@ -342,6 +370,67 @@ def _smallest_lower(scaled: list[np.ndarray]) -> np.ndarray:
     return low
 
 
+@dataclass(frozen=True)
+class _Support:
+    """A joint prior's support arranged for its maximum: ``axis`` is the largest attribute, the
+    combinations of the ``others`` that occur are ``prefixes`` (one index array per other
+    attribute), and ``groups`` pairs the prefixes (rows of ``prefixes``) that occur with one and
+    the same set of ``axis`` categories with that set."""
+
+    axis: int
+    others: tuple[int, ...]
+    prefixes: tuple[np.ndarray, ...]
+    groups: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+def _support(prior: np.ndarray, sizes: tuple[int, ...]) -> _Support:
+    """:class:`_Support` of a flattened prior over the product of ``sizes``."""
+    axis = int(np.argmax(sizes))
+    others = tuple(a for a in range(len(sizes)) if a != axis)
+    cells = np.moveaxis(prior.reshape(sizes) > 0, axis, -1).reshape(-1, sizes[axis])
+    occurs = np.flatnonzero(cells.any(axis=1))
+    prefixes = np.unravel_index(occurs, [sizes[a] for a in others]) if others else ()
+    patterns, inverse = np.unique(cells[occurs], axis=0, return_inverse=True)
+    groups = tuple((np.flatnonzero(inverse.ravel() == g), np.flatnonzero(pattern))
+                   for g, pattern in enumerate(patterns))
+    return _Support(axis, others, tuple(prefixes), groups)
+
+
+def _support_peak(ceiling: list[np.ndarray], support: _Support) -> np.ndarray:
+    """Per output, a float ``>=`` the largest entry of the exact scaled column over the
+    support's tuples, capped at 1, and exactly 0 where every tuple has a factor 0 (the output
+    never occurs).
+
+    Within a group the tuples are every prefix with every category of its set, so their
+    largest product is the largest prefix product times the largest category's ceiling. The
+    products are formed rounding to nearest, which is monotone: the largest float bounds every
+    tuple's float product, and each of those is ``A - 1`` roundings of factors in ``[0, 1]``,
+    each within ``u`` relative and ``eta`` absolute (gradual underflow), so the exact maximum
+    is at most ``(fl + (A - 1) eta)(1 + gamma_{A-1})``, below
+    :func:`~pmldesign.leakage.rounding.sum_upper` of the largest with ``n = A``. Whether a
+    tuple's exact product is positive is decided on the factors' signs (an underflowed product
+    of positive factors still counts).
+    """
+    prefix = positive = None
+    for attribute, rows in zip(support.others, support.prefixes, strict=True):
+        factor = ceiling[attribute][rows]
+        prefix = factor if prefix is None else prefix * factor
+        positive = factor > 0 if positive is None else positive & (factor > 0)
+    last = ceiling[support.axis]
+    largest = np.zeros(last.shape[1])
+    occurs = np.zeros(last.shape[1], dtype=bool)
+    for members, categories in support.groups:
+        best = last[categories].max(axis=0)
+        if prefix is None:  # one attribute: the support is a set of its categories
+            largest = np.maximum(largest, best)
+            occurs |= best > 0
+        else:
+            largest = np.maximum(largest, prefix[members].max(axis=0) * best)
+            occurs |= positive[members].any(axis=0) & (best > 0)
+    peak = np.minimum(rounding.sum_upper(largest, len(ceiling)), 1.0)
+    return np.where(occurs, peak, 0.0)
+
+
 def _set_leakage(prior_set: PriorSet, sizes: tuple[int, ...],
                  scaled: list[np.ndarray]) -> np.ndarray:
     """The supremum over the set of the leakage of the scaled columns (lower bounds of the
@@ -374,16 +463,25 @@ def evaluate(composed: ComposedMechanism, prior: np.ndarray,
              prior_set: PriorSet | None = None) -> tuple[np.ndarray, np.ndarray | None,
                                                          np.ndarray]:
     """``(leakage, worst, p_y)`` over every joint output in one pass: the leakage at the prior
-    (flattened, validated), its supremum over ``prior_set`` (None without one), both upper
-    bounds (module docstring), and ``P_Y`` in floats (informational)."""
+    (flattened, validated; zero cells are left out of the maximum), its supremum over
+    ``prior_set`` (None without one; its priors have full support), both upper bounds (module
+    docstring), and ``P_Y`` in floats (informational)."""
     weights = (prior / math.fsum(prior)).reshape(composed.sizes)
+    support = None if np.all(prior > 0) else _support(prior, composed.sizes)
+    total = rounding.total_bounds(prior)[1]
     leak, worst, p_y = [], [], []
     for start, stop in composed.blocks():
-        scaled, plain, used = composed.factors(start, stop)
+        scaled, ceiling, plain, used = composed.factors(start, stop, support is not None)
         constant = composed.constant(start, stop)
-        values = [rounding.ratio_log_upper(rounding.total_bounds(prior)[1],
-                                           contract_lower(prior.reshape(composed.sizes),
-                                                          scaled))]
+        numerator: float | np.ndarray = total
+        if support is not None:
+            peak = _support_peak(ceiling, support)
+            used &= peak > 0
+            numerator = rounding.up(total * peak)
+        with np.errstate(invalid="ignore"):  # 0 / 0: an output no input of the support gives
+            values = [rounding.ratio_log_upper(numerator,
+                                               contract_lower(prior.reshape(composed.sizes),
+                                                              scaled))]
         if prior_set is not None:
             values.append(_set_leakage(prior_set, composed.sizes, scaled))
         for array in values:
@@ -436,7 +534,8 @@ def bound(composed: ComposedMechanism, prior: np.ndarray | PriorSet) -> float:
     ``min_i (eps_i + sum_{j != i} ldp_j)``, the PML of one release (exact, over the prior or the
     set) plus the local-DP epsilons of the others.
 
-    Proof: for a joint output ``y`` the numerator ``max_x prod_j M_j[x, y_j]`` is at most
+    Proof: for a joint output ``y`` the numerator ``max_x prod_j M_j[x, y_j]`` (``x`` over the
+    prior's support) is at most
     ``max_x M_i[x, y_i] prod_{j != i} max M_j[., y_j]`` and, for every prior ``Q``, the
     denominator ``sum_x Q(x) prod_j M_j[x, y_j]`` is at least
     ``sum_x Q(x) M_i[x, y_i] prod_{j != i} min M_j[., y_j]``; their ratio is at most
