@@ -1,7 +1,7 @@
 """The public annotations are what the docstrings say, as a type checker sees them.
 
-``mypy --strict`` runs on the README's Python blocks (extracted as tests/docs/test_readme.py does) and
-on every script of ``examples/``, against this checkout's ``src`` (``MYPYPATH``), with the
+``mypy --strict`` runs on the README's Python blocks (extracted as tests/docs/test_readme.py
+does) and on every script of ``examples/``, against this checkout's ``src`` (``MYPYPATH``), with the
 package's own modules analysed but not reported (``--follow-imports=silent``: how a user's
 mypy sees an installed package). A user script pins the types the issue asked for with
 ``reveal_type``, and a wrong call (a string eps) must be an error.
