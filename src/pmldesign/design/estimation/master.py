@@ -67,6 +67,7 @@ class FisherMaster:
         self.value = -math.inf
         self.duals = np.zeros(self.columns.shape[1])
         self.inverse = np.eye(self.columns.shape[1])
+        self.solved: tuple[np.ndarray, np.ndarray] | None = None
 
     def add(self, columns: np.ndarray) -> None:
         """Append entering columns (rows), with a small weight for the warm start."""
@@ -90,7 +91,12 @@ class FisherMaster:
             self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
         self.reserve = 2.0 * (time.monotonic() - clock)
+        self.solved = (self.columns, self.t)
         return True
+
+    def restore(self) -> None:
+        """Back to the last solved design (its columns and weights), after a failed solve."""
+        self.columns, self.t = self.solved
 
     def mechanism(self) -> np.ndarray:
         """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12
