@@ -52,8 +52,6 @@ NODES = 20000
 TARGET = 2e-3
 #: Points of L (the knapsack vertices met, by largest ``phi``) returned as columns at most.
 KEEP = 16
-#: Smallest ``phi``, relative to ``tr(W F^-1)``, worth a new column (as in :mod:`.pricing`).
-FLOOR = 1e-11
 #: Relative margin added to the diagonal before its Cholesky certificate (a smaller one fails
 #: the factorisation more often, a larger one loosens every ceiling by as much).
 MARGIN = 1e-7
@@ -142,12 +140,13 @@ def certified_diagonal(Q: np.ndarray) -> np.ndarray | None:
     """A diagonal ``D`` with ``D - Q`` positive semidefinite in exact arithmetic (None when the
     factorisation fails).
 
-    ``D = s diag(Q)`` with s the largest eigenvalue of ``diag(Q)^(-1/2) Q diag(Q)^(-1/2)`` plus
-    :data:`MARGIN`. The float Cholesky factor R of ``S^ = fl(D - Q)`` satisfies
-    ``R^T R = S^ + E``, ``|E| <= gamma_{N+1} |R|^T |R|`` (Higham, Thm 10.3), and ``S^`` is
-    within one rounding of ``D - Q`` on the diagonal, so ``D - Q >= -eta I`` with
-    ``eta = gamma_{N+1} || |R|^T |R| ||_F + 2u ||diag S^||_2`` (norms rounded up): ``D + eta``
-    is certified.
+    ``D = s diag(Q)`` with s the largest eigenvalue of ``diag(Q)^(-1/2) Q diag(Q)^(-1/2)``
+    plus :data:`MARGIN` (relative; diagonal entries below ``1e-9 max |Q|`` read as that). The
+    float Cholesky factor R of ``S^ = fl(D - Q)`` satisfies ``R^T R = S^ + E``,
+    ``|E| <= gamma_{N+1} |R|^T |R|`` (Higham, Thm 10.3; the code takes ``gamma_{2N+2}``, room
+    for blocked factorisations), and ``S^`` is within one rounding of ``D - Q`` on the
+    diagonal, so ``D - Q >= -eta I`` with ``eta = gamma_{2N+2} || |R|^T |R| ||_F +
+    2u ||diag S^||_2`` (norms rounded up): ``D + eta`` is certified.
 
     Examples
     --------
@@ -156,17 +155,17 @@ def certified_diagonal(Q: np.ndarray) -> np.ndarray | None:
     (True, True)
     """
     n = len(Q)
-    scale = np.maximum(np.diag(Q), 1e-300)
+    scale = np.maximum(np.diag(Q), 1e-9 * float(np.abs(Q).max()) + 1e-300)
     root = 1.0 / np.sqrt(scale)
     top = float(np.linalg.eigvalsh(root[:, None] * Q * root[None, :])[-1])
     for _ in range(8):
-        D = np.nextafter(scale * (top * (1.0 + MARGIN) + MARGIN), math.inf)
+        D = np.nextafter(scale * (top + MARGIN * (abs(top) + 1.0)), math.inf)
         S = -Q.copy()
         S[np.diag_indices(n)] += D
         try:
             R = np.linalg.cholesky(S)
         except np.linalg.LinAlgError:
-            top *= 1.0 + 1e3 * MARGIN
+            top += 1e3 * MARGIN * (abs(top) + 1.0)
             continue
         grow = 1.0 + gamma(n * n + 2)
         product = np.abs(R) @ np.abs(R).T
@@ -190,9 +189,9 @@ class Ceiling:
 
 
 def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
-            stop_above: float = math.inf) -> Ceiling:
+            stop_above: float = math.inf, nodes: int = NODES) -> Ceiling:
     """Branch and bound of the module docstring down to ``target`` (a ceiling on
-    ``max_L phi``): stops early at ``deadline``, after :data:`NODES` nodes, or once a point
+    ``max_L phi``): stops early at ``deadline``, after ``nodes`` nodes, or once a point
     of L with ``psi~`` above ``stop_above`` is found (the ceiling is then that of the nodes
     left open)."""
     r = reduced
@@ -205,7 +204,7 @@ def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
         top = -heap[0][0]
         if top <= goal:
             break
-        if (count >= NODES or time.monotonic() >= deadline
+        if (count >= nodes or time.monotonic() >= deadline
                 or max(v for v, _ in found) > stop_above):
             break
         _, _, low, high, y0 = heapq.heappop(heap)
@@ -340,9 +339,10 @@ class BranchPricer:
     :func:`ceiling` for the bound (engine sign: minus the lower bound on ``tr(W F^-1)``).
 
     Every round prices the root node (one node: cheap) for a bound and its best points. When
-    no column of ``phi`` above ``TARGET |value|`` is found that way, the branch and bound runs
-    down to that target: it either finds such columns (they enter) or certifies that none
-    exists, and the search ends with its certified gap.
+    no column of ``phi`` above the target ``TARGET tr(W F^-1)`` is found that way, the branch
+    and bound runs down to that target: it either finds such columns (they enter, after the
+    local search's moves) or certifies that none exists, or stops at its node limit or the
+    deadline; with no column above the target the search ends with its certified gap.
     """
 
     reserve = 0.0
@@ -372,6 +372,6 @@ class BranchPricer:
         M = 0.5 * (M + M.T)
         columns = np.array([self.local._climb(g, M, duals) for g in result.columns])
         values = np.einsum("ij,jk,ik->i", columns, M, columns) - columns @ duals
-        keep = values > FLOOR * abs(value)
+        keep = values > target  # below it a column cannot move the certified gap much
         _, first = np.unique(columns[keep].round(13), axis=0, return_index=True)
         return Entering(columns[keep][np.sort(first)], -self.lowest)
