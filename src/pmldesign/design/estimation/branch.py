@@ -225,7 +225,7 @@ def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
                 serial += 1
     open_top = -heap[0][0] if heap else -math.inf
     peak = max(closed, open_top, -math.inf) + r.delta
-    peak = _up(peak * (1.0 + 4.0 * _UNIT))
+    peak = _up(peak + 4.0 * _UNIT * abs(peak))  # the sum above, rounded up
     peak = _up(peak * r.total) if peak >= 0 else _up(peak * r.low_total)
     order = np.argsort([-v for v, _ in found], kind="stable")
     points = np.array([found[j][1] for j in order])
