@@ -100,9 +100,10 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
     The identity when it is certified at eps (eps at least the set's eps_max): it attains the
     universal bound :func:`identity_floor`. Otherwise column generation over the vertex table
     of :mod:`.pricing` when its enumeration holds at most ``SET_ENUMERATION_LIMIT`` systems:
-    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: local-search
-    pricing (:class:`.CappedPricer`), the lower bound the universal :func:`identity_floor`
-    (status "certified gap"); other sets beyond it: :class:`InvalidInputError` naming the limit.
+    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: the branch-and-bound
+    pricing of :class:`.branch.BranchPricer`, whose certified ceiling gives the lower bound
+    (status "certified gap" at its target, or "time limit"); other sets beyond it:
+    :class:`InvalidInputError` naming the limit.
 
     Examples
     --------

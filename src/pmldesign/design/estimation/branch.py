@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..search.engine import Entering
+from .bound import lower_bound
 from .fisher import _UNIT, gamma
 
 #: Frank-Wolfe steps per node at most (each: one matrix-vector product and a knapsack).
@@ -199,13 +201,13 @@ def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
     root_low, root_high = np.zeros(len(r.a)), r.upper.copy()
     bound, y0, found = _node(r, root_low, root_high, None, goal)
     heap = [(-bound, 0, root_low, root_high, y0)]
+    highest = max(v for v, _ in found)
     closed, count, serial = -math.inf, 1, 1
     while heap:
         top = -heap[0][0]
         if top <= goal:
             break
-        if (count >= nodes or time.monotonic() >= deadline
-                or max(v for v, _ in found) > stop_above):
+        if count >= nodes or time.monotonic() >= deadline or highest > stop_above:
             break
         _, _, low, high, y0 = heapq.heappop(heap)
         i = int(np.argmax(r.diagonal * (y0 - low) * (high - y0) + 1e-300 * (high - low)))
@@ -218,6 +220,9 @@ def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
             value, point, met = _node(r, cl, cu, y0, goal)
             count += 1
             found += met
+            highest = max(highest, max(v for v, _ in met))
+            if len(found) > 8 * KEEP:  # the best points only (memory stays bounded)
+                found = sorted(found, key=lambda item: -item[0])[:2 * KEEP]
             if value <= goal:
                 closed = max(closed, value)
             else:
@@ -334,15 +339,16 @@ def _certify(r: Reduced, low: np.ndarray, high: np.ndarray, y0: np.ndarray, rho:
 
 
 class BranchPricer:
-    """Pricing for a fixed prior beyond the enumeration: the local search of
-    :class:`.pricing.CappedPricer` for entering columns, and the certified ceiling of
-    :func:`ceiling` for the bound (engine sign: minus the lower bound on ``tr(W F^-1)``).
+    """Pricing for a fixed prior beyond the enumeration: the certified ceiling of
+    :func:`ceiling` for the bound (engine sign: minus the lower bound on ``tr(W F^-1)``,
+    :attr:`lowest` the best so far), and the points of L it meets, improved by the moves of
+    :meth:`.pricing.CappedPricer.climb`, as entering columns.
 
     Every round prices the root node (one node: cheap) for a bound and its best points. When
-    no column of ``phi`` above the target ``TARGET tr(W F^-1)`` is found that way, the branch
-    and bound runs down to that target: it either finds such columns (they enter, after the
-    local search's moves) or certifies that none exists, or stops at its node limit or the
-    deadline; with no column above the target the search ends with its certified gap.
+    no point of ``phi`` above the target ``TARGET tr(W F^-1)`` is found that way, the branch
+    and bound runs down to that target: it either finds such points (they enter) or certifies
+    that none exists, or stops at its node limit or the deadline; with no column above the
+    target the search ends with its certified gap.
     """
 
     reserve = 0.0
@@ -354,10 +360,8 @@ class BranchPricer:
         self.lowest = -math.inf
         self.nodes = 0
 
-    def price(self, duals: np.ndarray, value: float, deadline: float):
-        from ..search.engine import Entering
-        from .bound import lower_bound
-
+    def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
+        """Entering columns and the certified bound of the class docstring."""
         inverse = self.master.inverse
         reduced = reduce(self.prior, self.eps, inverse, duals, self.weights)
         if reduced is None:
@@ -370,7 +374,7 @@ class BranchPricer:
             return Entering(result.columns[:0], -self.lowest)
         M = inverse @ (self.weights[:, None] * inverse)
         M = 0.5 * (M + M.T)
-        columns = np.array([self.local._climb(g, M, duals) for g in result.columns])
+        columns = np.array([self.local.climb(g, M, duals) for g in result.columns])
         values = np.einsum("ij,jk,ik->i", columns, M, columns) - columns @ duals
         keep = values > target  # below it a column cannot move the certified gap much
         _, first = np.unique(columns[keep].round(13), axis=0, return_index=True)
