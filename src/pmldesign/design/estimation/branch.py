@@ -347,8 +347,10 @@ class BranchPricer:
     Every round prices the root node (one node: cheap) for a bound and its best points. When
     no point of ``phi`` above the target ``TARGET tr(W F^-1)`` is found that way, the branch
     and bound runs down to that target: it either finds such points (they enter) or certifies
-    that none exists, or stops at its node limit or the deadline; with no column above the
-    target the search ends with its certified gap.
+    that none exists (the search ends with its certified gap), or stops at its node limit or
+    the deadline without such a point: then the local search from the master's columns
+    (:meth:`.pricing.CappedPricer.price`) gives the entering columns, and the search ends
+    when it finds none.
     """
 
     reserve = 0.0
@@ -377,5 +379,7 @@ class BranchPricer:
         columns = np.array([self.local.climb(g, M, duals) for g in result.columns])
         values = np.einsum("ij,jk,ik->i", columns, M, columns) - columns @ duals
         keep = values > target  # below it a column cannot move the certified gap much
+        if not keep.any():  # no certificate and no such point: the local search's columns
+            return Entering(self.local.price(duals, value, deadline).columns, -self.lowest)
         _, first = np.unique(columns[keep].round(13), axis=0, return_index=True)
         return Entering(columns[keep][np.sort(first)], -self.lowest)

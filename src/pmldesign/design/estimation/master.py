@@ -82,10 +82,14 @@ class FisherMaster:
     def solve(self, seconds: float | None) -> bool:
         """Solve to :data:`_ACCURACY`; the time limit is not read (a solve of a few hundred
         columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop).
-        :class:`SolverError` when the columns do not span R^N or the steps do not converge."""
+        :class:`SolverError` when the columns do not span R^N or the steps do not converge,
+        from the warm start and again from equal weights."""
         clock = time.monotonic()
-        self.t, self.duals, self.inverse, value = _interior_point(
-            self.columns, self.weights, self.t)
+        try:
+            solution = _interior_point(self.columns, self.weights, self.t)
+        except SolverError:
+            solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)))
+        self.t, self.duals, self.inverse, value = solution
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
