@@ -5,6 +5,7 @@ every calibrated frequency oracle."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from fractions import Fraction
@@ -17,7 +18,8 @@ from pmldesign.design.estimation import branch
 from pmldesign.design.oracles import frequency_oracles
 from pmldesign.uncertainty.prior_set import PriorSet
 
-_ESTIMATION = __import__("importlib").import_module("pmldesign.design.estimation")
+#: the package module (``pmldesign.design`` the attribute is the function ``design``)
+_ESTIMATION = importlib.import_module("pmldesign.design.estimation")
 
 
 def _principal_minors_nonnegative(matrix: list[list[Fraction]]) -> bool:
