@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from test_readme import readme_blocks
+from tests.docs.test_readme import readme_blocks
 
 import pmldesign as pml
 

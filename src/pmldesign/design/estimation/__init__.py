@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._errors import InvalidInputError
+from ..._errors import InvalidInputError, SolverError
 from ...uncertainty.prior_set import PriorSet
 from ..math.feasible import FeasibleSet
 from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
+from .branch import BranchPricer
 from .fisher import _UNIT, gamma, mse, mse_ceiling
 from .master import FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
@@ -99,9 +100,10 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
     The identity when it is certified at eps (eps at least the set's eps_max): it attains the
     universal bound :func:`identity_floor`. Otherwise column generation over the vertex table
     of :mod:`.pricing` when its enumeration holds at most ``SET_ENUMERATION_LIMIT`` systems:
-    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: local-search
-    pricing (:class:`.CappedPricer`), the lower bound the universal :func:`identity_floor`
-    (status "certified gap"); other sets beyond it: :class:`InvalidInputError` naming the limit.
+    the certified gap closes to :data:`TOLERANCE`. A fixed prior beyond it: the branch-and-bound
+    pricing of :class:`.branch.BranchPricer`, whose certified ceiling gives the lower bound
+    (status "certified gap" at its target, or "time limit"); other sets beyond it:
+    :class:`InvalidInputError` naming the limit.
 
     Examples
     --------
@@ -162,16 +164,24 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
 def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
             deadline: float) -> tuple[np.ndarray, float, str, str]:
     """A fixed prior beyond the enumeration: column generation with the local-search pricing
-    of :class:`.CappedPricer`; ``(raw, lower bound on tr(W F^-1) (none: -inf), method,
-    status)``."""
+    of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
+    ``(raw, lower bound on tr(W F^-1), method, status)``."""
     with threadpool_limits(limits=1, user_api="blas"):
         master = FisherMaster(_initial(None, feasible, prior), weights)
-        pricer = CappedPricer(prior, eps, weights, master)
-        search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
-                                   relative=True, enough=CLOSE)
-    method = (f"column generation with local-search pricing ({search.rounds} rounds, "
-              f"{len(master.columns)} columns in the master; lower bound: the identity's MSE)")
-    return master.mechanism(), -math.inf, method, search.status
+        pricer = BranchPricer(prior, eps, weights, master,
+                              CappedPricer(prior, eps, weights, master))
+        try:
+            search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+                                       relative=True, enough=CLOSE)
+            status, note = search.status, f"{search.rounds} rounds"
+        except SolverError as error:  # a master that stops converging: its last design
+            if master.solved is None:
+                raise
+            master.restore()
+            status, note = Status.GAP, f"stopped: {error}"
+    method = (f"column generation with branch-and-bound pricing ({note}, "
+              f"{len(master.columns)} columns in the master, {pricer.nodes} nodes)")
+    return master.mechanism(), pricer.lowest, method, status
 
 
 def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:

@@ -67,6 +67,7 @@ class FisherMaster:
         self.value = -math.inf
         self.duals = np.zeros(self.columns.shape[1])
         self.inverse = np.eye(self.columns.shape[1])
+        self.solved: tuple[np.ndarray, np.ndarray] | None = None
 
     def add(self, columns: np.ndarray) -> None:
         """Append entering columns (rows), with a small weight for the warm start."""
@@ -81,16 +82,25 @@ class FisherMaster:
     def solve(self, seconds: float | None) -> bool:
         """Solve to :data:`_ACCURACY`; the time limit is not read (a solve of a few hundred
         columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop).
-        :class:`SolverError` when the columns do not span R^N or the steps do not converge."""
+        :class:`SolverError` when the columns do not span R^N or the steps do not converge,
+        from the warm start and again from equal weights."""
         clock = time.monotonic()
-        self.t, self.duals, self.inverse, value = _interior_point(
-            self.columns, self.weights, self.t)
+        try:
+            solution = _interior_point(self.columns, self.weights, self.t)
+        except SolverError:
+            solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)))
+        self.t, self.duals, self.inverse, value = solution
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
         self.reserve = 2.0 * (time.monotonic() - clock)
+        self.solved = (self.columns, self.t)
         return True
+
+    def restore(self) -> None:
+        """Back to the last solved design (its columns and weights), after a failed solve."""
+        self.columns, self.t = self.solved
 
     def mechanism(self) -> np.ndarray:
         """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12

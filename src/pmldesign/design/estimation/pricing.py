@@ -129,14 +129,14 @@ class TablePricer:
 
 class CappedPricer:
     """Pricing over the fixed-prior polytope ``{0 <= g <= e^eps, <p, g> = 1}`` beyond the
-    enumeration, by local search: no certified ceiling on ``max_L phi`` (the engine's bound is
-    ``inf``; the design's lower bound is then :func:`.identity_floor`).
+    enumeration, by local search, with no ceiling of its own (the engine's bound is ``inf``):
+    :class:`.branch.BranchPricer` applies its moves (:meth:`climb`) to the points of its
+    branch and bound, and falls back to :meth:`price` when its diagonal cannot be certified.
 
     From each column of the master's design, moves of mass between two inputs ``i`` and ``j``
     (``g_i += d / p_i``, ``g_j -= d / p_j``) to the end of the segment (``phi`` is convex along
     it), the best move each step, until none improves; a column enters at most :data:`OFFERS`
-    times (as in :class:`TablePricer`). A diagonal relaxation of ``phi`` (``D >= B W B``,
-    fractional knapsack) was tried for the ceiling and gave bounds below zero at N = 10.
+    times (as in :class:`TablePricer`).
     """
 
     reserve = 0.0
@@ -150,7 +150,7 @@ class CappedPricer:
         inverse = self.master.inverse
         M = inverse @ (self.weights[:, None] * inverse)
         M = 0.5 * (M + M.T)
-        found = [self._climb(g, M, duals) for g in self.master.columns[self.master.t > 0]]
+        found = [self.climb(g, M, duals) for g in self.master.columns[self.master.t > 0]]
         columns = np.array(found)
         values = np.einsum("ij,jk,ik->i", columns, M, columns) - columns @ duals
         floor = FLOOR * abs(value)
@@ -164,7 +164,7 @@ class CappedPricer:
             self.offered[keys[i]] = self.offered.get(keys[i], 0) + 1
         return Entering(columns[keep], math.inf)
 
-    def _climb(self, g: np.ndarray, M: np.ndarray, duals: np.ndarray) -> np.ndarray:
+    def climb(self, g: np.ndarray, M: np.ndarray, duals: np.ndarray) -> np.ndarray:
         """Local search of the class docstring from ``g``: along ``v = e_i / p_i - e_j / p_j``,
         ``phi(g + d v) = phi(g) + d (2 v.Mg - v.lambda) + d^2 v.Mv`` for every pair at once."""
         p, cap = self.prior, self.cap
