@@ -19,9 +19,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from tests.docs.test_readme import readme_blocks
 
 import pmldesign as pml
+from tests.docs.test_readme import readme_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "pmldesign"
@@ -111,7 +111,8 @@ def test_user_script_sees_the_documented_types(cache, tmp_path):
     assert revealed == REVEALED, out
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert [int(line.split(":")[1]) for line in errors] == [22, 23], out
-    assert errors[0].endswith("[call-overload]") and errors[1].endswith("[arg-type]"), out
+    assert errors[0].endswith('incompatible type "str"; expected "float"  [arg-type]'), out
+    assert errors[1].endswith('incompatible type "str"; expected "float | None"  [arg-type]'), out
 
 
 def _public_callables():

@@ -239,7 +239,7 @@ def test_cli_certifies_a_prior_with_zero_cells_and_refuses_a_ball_around_it(tmp_
 
     mechanism = tmp_path / "m.csv"
     mechanism.write_text("0.5,0.5,0\n0.25,0.75,0\n0,0,1\n")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "pmldesign", "certify", str(mechanism),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,10 @@ from .._results import Result
 from ..leakage.measures import _mutual_information, mutual_information_terms
 from .math.prior_scale import rescaled, rescaled_ceiling
 from .status import Status, is_exact
+
+if TYPE_CHECKING:
+    from ..mechanism import Mechanism
+    from ..typing import FloatArray
 
 
 @dataclass(frozen=True, repr=False)
@@ -79,7 +83,7 @@ class DesignResult(Result):
 
     _derived = ("gap",)
 
-    mechanism: np.ndarray
+    mechanism: FloatArray | Mechanism
     utility: float
     upper_bound: float
     method: str
