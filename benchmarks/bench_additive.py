@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pmldesign.additive import gaussian_violation_probability
-from pmldesign.additive._halflines import _Model
+from pmldesign.additive import HalflineModel, gaussian_violation_probability
 from pmldesign.uncertainty import l1_radius
 
 from ._timing import Result, Section, best_of
@@ -22,7 +21,7 @@ CASES = [(1.5, (0.5, 0.5)), (2.0, (0.5, 0.5)), (1.5, (0.3, 0.7))]
 
 def _grid_search(eps: float, sigma: float, prior, radius: float, points: int) -> float:
     lo, hi = prior[0] - radius / 2, prior[0] + radius / 2
-    return float(_Model(eps, sigma).violation(np.linspace(lo, hi, points)).max())
+    return float(HalflineModel(eps, sigma).violation(np.linspace(lo, hi, points)).max())
 
 
 def _workload(quick: bool):

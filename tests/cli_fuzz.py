@@ -28,6 +28,7 @@ import os
 import random
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -251,6 +252,16 @@ def run_cli(argv: list[str], timeout: float = CASE_SECONDS) -> Outcome:
     growth = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) * 1024
     return Outcome(list(argv), code, fds[1] + out.getvalue(), fds[2] + err.getvalue(), seconds,
                    [str(w.message) for w in caught], crash, growth)
+
+
+def completed(argv: list, timeout: float = CASE_SECONDS) -> subprocess.CompletedProcess:
+    """:func:`run_cli` on ``argv`` (str() of each) as a :class:`subprocess.CompletedProcess`, for
+    tests of what a command does rather than of the process: no interpreter to start, so no
+    re-import of numpy, scipy and pandas per run. An uncaught exception or a timeout fails."""
+    outcome = run_cli([str(a) for a in argv], timeout)
+    assert not outcome.crash, (outcome.crash, outcome.argv)
+    return subprocess.CompletedProcess(outcome.argv, outcome.code, outcome.stdout,
+                                       outcome.stderr)
 
 
 def make_files(tmp: Path) -> dict[str, str]:

@@ -1,19 +1,20 @@
-"""``pmldesign binary laplace|gaussian`` end to end, through a subprocess."""
+"""``pmldesign binary laplace|gaussian`` end to end, in-process
+(:func:`tests.cli_fuzz.completed`)."""
 
 from __future__ import annotations
 
 import json
 import math
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from tests import cli_fuzz
+
 
 def run(*args: str, code: int = 0) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "pmldesign", "binary", *args],
-                          capture_output=True, text=True, timeout=120)
+    proc = cli_fuzz.completed(["binary", *args], timeout=120)
     assert proc.returncode == code, proc.stderr
     return proc
 

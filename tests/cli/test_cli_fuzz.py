@@ -30,7 +30,6 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("fuzz")
 
 
-@pytest.mark.slow
 def test_seeded_fuzz_of_every_subcommand_keeps_the_contract(folder):
     cases = cli_fuzz.generate(FUZZ_CASES, FUZZ_SEED, folder / "fuzz")
     outcomes = cli_fuzz.run_parallel(cases, WORKERS)

@@ -1,27 +1,22 @@
-"""``pmldesign design`` / ``certify`` with ``--vertices`` and ``--lower`` through a subprocess."""
+"""``pmldesign design`` / ``certify`` with ``--vertices`` and ``--lower``, in-process
+(:func:`tests.cli_fuzz.completed`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pmldesign as pml
 from pmldesign import PriorSet
+from tests import cli_fuzz
 
-ROOT = Path(__file__).resolve().parents[2]
 VERTICES = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
 
 
 def _run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+    return cli_fuzz.completed(args, timeout=120)
 
 
 def _json(run):

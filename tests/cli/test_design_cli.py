@@ -1,25 +1,19 @@
-"""``pmldesign design`` and ``pmldesign compare`` through a subprocess."""
+"""``pmldesign design`` and ``pmldesign compare`` end to end, in-process
+(:func:`tests.cli_fuzz.completed`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pmldesign as pml
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import cli_fuzz
 
 
 def _run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run([sys.executable, "-m", "pmldesign", *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+    return cli_fuzz.completed(args, timeout=120)
 
 
 @pytest.fixture

@@ -313,7 +313,6 @@ def test_cheap_pricing_builds_only_the_columns_it_keeps(spent, monkeypatch):
         assert np.sum((g > 0) & (np.abs(g - cap) > 1e-12)) <= 1
 
 
-@pytest.mark.slow
 def test_branch_and_bound_first_retries_with_fewer_batches_after_running_out(monkeypatch):
     """After branch and bound first runs out of batches, the family's next window pricing tries
     it with a quarter of them (at least ``FIRST_RETRY``), and with ``FIRST_BATCHES`` again once it

@@ -217,7 +217,6 @@ def _hurry_the_search_over(n: int, monkeypatch) -> None:
     monkeypatch.setattr(coarse, "MI_RUNS", (16,))
 
 
-@pytest.mark.slow
 def test_a_mutual_information_search_out_of_time_returns_the_lifted_design(monkeypatch):
     # the search over the inputs stopped at once; the design for 16 runs (exact in ~0.1 s)
     # is returned, finalised: exactly feasible, its value that of the runs' design
@@ -247,7 +246,6 @@ def _within_box(mechanism: np.ndarray, lower: np.ndarray, eps: float) -> bool:
     return True
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["box", "vertices"])
 def test_mutual_information_over_a_set_out_of_time_returns_the_lifted_design(kind, monkeypatch):
     # a box or hull at N = 400: the search over the set stopped at once; the design for 16 runs

@@ -238,7 +238,6 @@ def test_runs_design_over_a_vertex_set_lifts_to_a_feasible_mechanism():
     assert found.upper_bound <= design.utility + 0.05 * abs(design.utility)
 
 
-@pytest.mark.slow
 def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(monkeypatch):
     """Under a time limit from COARSE_MIN inputs a distortion first gets the runs' design; when
     the search over the inputs ends unproved with less, the runs' mechanism is returned,

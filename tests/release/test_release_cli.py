@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import pmldesign as pml
+from tests import cli_fuzz
 
-ROOT = Path(__file__).resolve().parents[2]
 CATS = ["red", "green", "blue", "black", "white", "other"]
 SHARES = [0.3, 0.25, 0.2, 0.1, 0.1, 0.05]
 
 
 def _run(*args, code=0):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.run([sys.executable, "-m", "pmldesign", *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = cli_fuzz.completed(args, timeout=300)
     assert proc.returncode == code, proc.stderr
     if code == 2:
         assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1

@@ -4,10 +4,6 @@ and of each column, in Python and through the CLI."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,8 +11,8 @@ import pytest
 from json_schemas import validate
 
 import pmldesign as pml
+from tests import cli_fuzz
 
-ROOT = Path(__file__).resolve().parents[2]
 SEX = ["F", "M"]
 COLOUR = ["red", "green", "blue"]
 JOINT = np.array([[0.30, 0.12, 0.08], [0.25, 0.15, 0.10]])  # rows: sex, columns: colour
@@ -97,9 +93,7 @@ def test_joint_columns_refuse_the_separator_and_report_missing_cells():
 
 
 def _run(*args, code=0):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.run([sys.executable, "-m", "pmldesign", *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = cli_fuzz.completed(args, timeout=300)
     assert proc.returncode == code, proc.stderr
     return proc
 
