@@ -198,3 +198,21 @@ def test_the_allowance_is_small_on_a_two_bump_prior_with_a_squared_distortion():
     plain = math.fsum(u) + max(0.0, float(prices.max()))
     assert 0.0 < bound(u, prices, weights, cone, wide=True) - plain < 0.1 * gap
     assert bounded_prices(u, weights, cone)[1] - plain < 0.1 * gap
+
+
+def test_the_pricing_near_the_balls_radius_limit_is_the_exact_minimum():
+    """A ball at 0.9 of its radius limit ``2 min P`` (Dirichlet prior, min P = 1.5e-3, eps 0.5,
+    costs scaled by the prior): the pricing is the exact section minimum to 1e-15 (a float LP
+    solver at its default tolerances was 1.9e-8 above it here), and the certified bound with
+    ``u = 0`` covers the exact one."""
+    rng = np.random.default_rng(1044)
+    n = 5
+    prior = rng.dirichlet(np.ones(n))
+    cone = make_cone(prior, 0.5, 0.9 * 2 * prior.min(), n)
+    weights = -rng.integers(-3, 4, size=(n, 5)) * prior[:, None]
+    u = np.zeros(n)
+    prices = -price_values(u[:, None] - weights, cone)
+    exact = [_section_maximum(_exact(weights[:, y]), *_cone_exact(cone)) for y in range(5)]
+    for price_y, exact_y in zip(prices, exact, strict=True):
+        assert abs(Fraction(float(price_y)) - exact_y) < Fraction(1, 10**15)
+    assert Fraction(bound(u, prices, weights, cone)) >= max(Fraction(0), max(exact))

@@ -51,8 +51,14 @@ def _section_minimum(v, prior, eps, radius, ldp):
                 row -= lift * prior
                 row[k] -= lift * radius / 2
             rows.append(row)
+    # HiGHS's default dual feasibility tolerance (1e-7) lets its simplex stop at a vertex
+    # whose value is above the minimum by more than the 1e-9 asked of the pricing (1.9e-8
+    # near the ball's radius limit: the example of the value-only test); at its tightest
+    # tolerances it meets the minimum of that case to 1e-16
     res = linprog(v, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=nu[None, :],
-                  b_eq=[1.0], bounds=(0, None), method="highs")
+                  b_eq=[1.0], bounds=(0, None), method="highs",
+                  options={"dual_feasibility_tolerance": 1e-10,
+                           "primal_feasibility_tolerance": 1e-10})
     assert res.status == 0
     return res.fun
 
@@ -250,19 +256,21 @@ def test_output_generation_matches_the_compact_lp_on_every_gain_family(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**31), st.integers(2, 30), st.integers(1, 12), st.data())
-def test_value_only_pricing_is_the_exact_pricing(seed, n, m, data):
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 30), m=st.integers(1, 12),
+       uniform=st.booleans(), eps=st.sampled_from([0.01, 0.5, 1.0, 3.0]),
+       share=st.sampled_from([0.0, 0.9]), ldp=st.booleans(), scaled=st.booleans())
+@example(seed=1044, n=5, m=5, uniform=False, eps=0.5, share=0.9, ldp=False, scaled=True)
+def test_value_only_pricing_is_the_exact_pricing(seed, n, m, uniform, eps, share, ldp, scaled):
     # ties in reduced / nu (integer costs over a uniform or proportional nu) sort in another
     # order without the stable sort; the minimum is the same up to the sums' rounding, and for
-    # small N it is the literal section's minimum
+    # small N it is the literal section's minimum (the example: a ball at 0.9 of its radius
+    # limit, where HiGHS at its default tolerances stopped 1.9e-8 above the minimum)
     rng = np.random.default_rng(seed)
-    prior = np.full(n, 1.0 / n) if data.draw(st.booleans()) else rng.dirichlet(np.ones(n))
-    eps = data.draw(st.sampled_from([0.01, 0.5, 1.0, 3.0]))
-    radius = data.draw(st.sampled_from([0.0, 0.9])) * 2 * prior.min()
-    ldp = data.draw(st.booleans())
+    prior = np.full(n, 1.0 / n) if uniform else rng.dirichlet(np.ones(n))
+    radius = share * 2 * prior.min()
     cone = make_cone(None if ldp else prior, eps, 0.0 if ldp else radius, n)
     reduced = rng.integers(-3, 4, size=(n, m)).astype(float)
-    if data.draw(st.booleans()):
+    if scaled:
         reduced *= prior[:, None]
     values = price_values(reduced, cone)
     scale = max(1.0, float(np.abs(reduced).sum(axis=0).max()))
