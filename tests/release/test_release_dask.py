@@ -44,6 +44,7 @@ def test_dask_equals_pandas_partition_by_partition():
     assert list(frame.columns) == ["answer"] and frame["answer"].equals(out)
 
 
+@pytest.mark.slow
 def test_local_cluster_gives_the_same_output_and_estimates():
     series, mech = _series(), _mech()
     lazy = dd.from_pandas(series.astype("category"), npartitions=4)
