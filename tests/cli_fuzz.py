@@ -529,13 +529,18 @@ def _run_capped(cases: list[list[str]]) -> list[Outcome]:
 
 
 def run_parallel(cases: list[list[str]], workers: int) -> list[Outcome]:
-    """:func:`run_many` over ``workers`` forked processes (cases dealt round robin)."""
+    """:func:`run_many` over ``workers`` fresh processes (cases dealt round robin).
+
+    The workers are started by a fork server, not forked from this process: a process forked
+    while threads run inherits their locks and pools but not the threads (a pool dask keeps
+    for the process, left by a test that ran before, would never run a task in the worker)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     workers = max(workers, 1)
     chunks = [cases[i::workers] for i in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
         results = list(pool.map(_run_capped, chunks))
     outcomes: list[Outcome | None] = [None] * len(cases)
     for i, chunk in enumerate(results):

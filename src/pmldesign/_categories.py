@@ -273,14 +273,14 @@ def _integer_counts(values: np.ndarray, categories, name: str) -> tuple[tuple, n
 
 def _dask_counts(values: Any):
     """Counts, (number missing, []) and dtype of a dask Series, in one pass over the data."""
-    import dask
+    from ._dask_compute import compute
 
     # per-partition counts summed on the client: M numbers per partition, no shuffle
     per_part = values.map_partitions(
         lambda part: part.value_counts(dropna=True).rename("count").rename_axis("value")
         .reset_index().astype({"value": object}),
         meta={"value": object, "count": "int64"})
-    parts, nulls = dask.compute(per_part, values.isna().sum())
+    parts, nulls = compute(per_part, values.isna().sum())
     counts = parts.groupby("value", sort=False)["count"].sum()
     return counts, (int(nulls), []), values.dtype
 

@@ -2,9 +2,9 @@
 
 Every run must exit 0 or 2, print exactly one ``error:`` line on exit 2, never a traceback or a
 leaked warning, keep ``--json`` stdout one document valid against its schema, and respect
-``--time-limit`` (see :meth:`tests.cli_fuzz.Outcome.problems`). The cases run in two forked
-worker processes with a capped address space. ``python -m tests.cli_fuzz 2000 SEED 2`` runs a
-larger fuzz by hand.
+``--time-limit`` (see :meth:`tests.cli_fuzz.Outcome.problems`). The cases run in two fresh
+worker processes (from a fork server) with a capped address space. ``python -m tests.cli_fuzz
+2000 SEED 2`` runs a larger fuzz by hand.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "pmldesign"
 #: Layer of every top-level unit of the package (a sub-package or a module). A unit may import
 #: itself and units of strictly lower layers only.
 LAYERS = {
-    "_errors": 0, "_json": 0, "_document": 0.05, "_files": 0.1, "_memory": 0.05, "_validation": 0.1,
+    "_errors": 0, "_json": 0, "_dask_compute": 0, "_document": 0.05, "_files": 0.1,
+    "_memory": 0.05, "_validation": 0.1,
     "_results": 0.1, "_categories": 0.15, "data": 0.2, "sampling": 0.2, "mechanism": 0.2,
     "leakage": 1,
     "uncertainty": 2, "typing": 2.2, "certification": 2.5,

@@ -44,6 +44,7 @@ def test_dask_equals_pandas_partition_by_partition():
     assert list(frame.columns) == ["answer"] and frame["answer"].equals(out)
 
 
+@pytest.mark.slow
 def test_local_cluster_gives_the_same_output_and_estimates():
     series, mech = _series(), _mech()
     lazy = dd.from_pandas(series.astype("category"), npartitions=4)
@@ -109,3 +110,37 @@ def test_cli_engine_dask_parquet_folder_and_errors(tmp_path, capsys):
     assert exit_.value.code == 2 and "'zzz'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "never.csv").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries
+
+
+def test_no_thread_of_the_dask_path_outlives_the_call(tmp_path, monkeypatch):
+    """Every call that computes a dask collection (counting, designing, the CLI's writes and
+    estimates) ends the threads it started: dask's own pool, kept for the process, is reset
+    here, so a call that used it would leave its threads running."""
+    import threading
+
+    import dask.threaded
+
+    from pmldesign.cli.main import main
+
+    monkeypatch.setattr(dask.threaded, "default_pool", None)
+    series, mech = _series(), _mech()
+    lazy = dd.from_pandas(series, npartitions=3)
+    data, path = tmp_path / "data.csv", tmp_path / "mech.json"
+    series.to_frame().to_csv(data, index=False)
+    mech.save(path)
+    argvs = [["privatize", str(data), "--column", "answer", "--mechanism", str(path), "--seed",
+              "1", "-o", str(tmp_path / name), "--engine", "dask", "-q"]
+             for name in ("out.csv", "out.parquet")]
+    argvs += [["estimate", str(tmp_path / name), "--column", "answer", "--mechanism", str(path),
+               "--engine", "dask", "--json"] for name in ("out.csv", "out.parquet")]
+    calls = [lambda: pml.estimate_frequencies(pml.privatize(lazy, mech, rng=1), mech),
+             lambda: pml.design_from_samples(lazy, 2.0, 1e-3)]
+    calls += [lambda argv=argv: main(argv) for argv in argvs]
+    for call in calls:
+        before = set(threading.enumerate())
+        try:
+            call()
+        except SystemExit as exit_:
+            assert exit_.code == 0, call
+        assert set(threading.enumerate()) <= before, [t.name for t in threading.enumerate()]
+    assert dask.threaded.default_pool is None

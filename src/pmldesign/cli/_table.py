@@ -177,9 +177,11 @@ def _write_table(table, path: str) -> None:
         import shutil
         import tempfile
 
+        from .._dask_compute import compute
+
         folder = tempfile.mkdtemp(dir=Path(path).parent, prefix=f".{Path(path).name}.")
         try:
-            table.to_parquet(folder, write_index=False)
+            compute(table.to_parquet(folder, write_index=False, compute=False))
             os.replace(folder, path)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -202,7 +204,7 @@ def _stream_csv(table, path) -> None:
     """
     import os
 
-    import dask
+    from .._dask_compute import compute
 
     try:
         from dask.distributed import get_client
@@ -213,7 +215,7 @@ def _stream_csv(table, path) -> None:
     parts = table.to_delayed()
     with open(path, "w", newline="") as handle:
         for start in range(0, len(parts), batch):
-            frames = dask.compute(*parts[start : start + batch])
+            frames = compute(*parts[start : start + batch])
             for k, frame in enumerate(frames):
                 frame.to_csv(handle, index=False, header=start + k == 0)
 
