@@ -81,14 +81,14 @@ def test_the_best_point_is_returned_when_rounding_stalls_the_run(monkeypatch):
     # a tolerance no point meets: the run goes on until STALL steps bring no better point
     # (rounding breaks long runs down: N = 1000, a residual of 0.26 after step 130)
     # and returns the best point, not the last
-    newton = block_ipm._Newton
+    newton = block_ipm.Newton
     made = []
 
     def counted(*args):
         made.append(1)
         return newton(*args)
 
-    monkeypatch.setattr(block_ipm, "_Newton", counted)
+    monkeypatch.setattr(block_ipm, "Newton", counted)
     prior, gain = _problem(14, "square")
     weights = prior[:, None] * gain
     cone = make_cone(prior, 1.0, 0.0, 14)
@@ -101,9 +101,9 @@ def test_the_best_point_is_returned_when_rounding_stalls_the_run(monkeypatch):
 
 @pytest.fixture
 def crossover(monkeypatch):
-    """Interior starts never end at their point (:func:`linear_gain._interior_finish`): they go
+    """Interior starts never end at their point (:func:`linear_gain.interior_finish`): they go
     on to the crossover and output generation, the path these tests are about."""
-    monkeypatch.setattr(linear_gain, "_interior_finish", lambda *args: None)
+    monkeypatch.setattr(linear_gain, "interior_finish", lambda *args: None)
 
 
 def _interior_run(n: int, kind: str):
@@ -116,7 +116,7 @@ def _interior_run(n: int, kind: str):
 
 
 def _run(weights, cone, strategy: Strategy):
-    run = linear_gain._Run(weights, cone, strategy)
+    run = linear_gain.Run(weights, cone, strategy)
     run.run(math.inf, math.inf)
     return run
 
@@ -188,7 +188,7 @@ def test_an_unconverged_interior_point_goes_on_unscaled(monkeypatch):
     monkeypatch.setattr(block_ipm, "STEPS", 2)
     run, reference = _interior_run(30, "random")
     assert not run.interior and not run.master.scaled
-    assert linear_gain._name(run) == "HiGHS unscaled"
+    assert linear_gain.solver_name(run) == "HiGHS unscaled"
     assert run.search.status == "optimal"
     assert abs(run.search.value - reference) <= 1e-9 * max(1.0, abs(reference))
 
@@ -214,14 +214,14 @@ def test_designs_by_the_interior_start_are_exact(monkeypatch, kind):
 def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch):
     # a NaN diagonal kept the diagonal shift at 0 and the factorisation loop never ended
     with pytest.raises(np.linalg.LinAlgError):
-        block_ipm._cholesky(np.full((3, 3), np.nan))
+        block_ipm.cholesky(np.full((3, 3), np.nan))
     with pytest.raises(np.linalg.LinAlgError):
-        block_ipm._cholesky(-np.eye(3))  # no shift up to its diagonal makes it definite
-    assert np.allclose(block_ipm._cholesky(np.eye(3) * 4.0), np.eye(3) * 2.0)
+        block_ipm.cholesky(-np.eye(3))  # no shift up to its diagonal makes it definite
+    assert np.allclose(block_ipm.cholesky(np.eye(3) * 4.0), np.eye(3) * 2.0)
     prior, gain = _problem(12, "random")
     cone = make_cone(prior, 1.0, 0.0, 12)
     calls = []
-    newton = block_ipm._Newton
+    newton = block_ipm.Newton
 
     def failing_third(*args):
         calls.append(1)
@@ -229,7 +229,7 @@ def test_a_matrix_without_a_factor_ends_the_run_with_the_best_point(monkeypatch)
             raise np.linalg.LinAlgError("no factor")
         return newton(*args)
 
-    monkeypatch.setattr(block_ipm, "_Newton", failing_third)
+    monkeypatch.setattr(block_ipm, "Newton", failing_third)
     point = block_ipm.interior_point(prior[:, None] * gain, cone)
     assert len(calls) == 3 and point.steps <= 2 and point.gap > 1e-8
 
@@ -292,7 +292,7 @@ def test_an_interior_start_ends_at_its_point_when_that_is_within_the_gap(kind, r
     assert np.array_equal(run.mechanism(), mechanism)
     assert abs(value - reference) <= 1e-9 * scale
     assert run.search.upper_bound >= reference - 1e-12 * scale
-    assert linear_gain._name(run).startswith("an interior point")
+    assert linear_gain.solver_name(run).startswith("an interior point")
 
 
 @pytest.mark.parametrize("kind", ["absolute", "random"])
@@ -337,18 +337,18 @@ def test_the_repair_costs_at_most_its_estimate(radius_share):
     prior, gain, eps, radius, weights, cone, point = _square_point(radius_share)
     upper_bound = bound(point.multipliers, linear_gain.section_prices(
         point.multipliers, weights, cone), weights, cone)
-    assert linear_gain._interior_finish(point, weights, cone, upper_bound) is not None
+    assert linear_gain.interior_finish(point, weights, cone, upper_bound) is not None
     clean = linear_gain.clean(point.mechanism(), ldp=False, labelled=True)
     for push in (1e-9, 1e-6, 1e-3, 1e-1):
         mechanism = _pushed(clean, push)
         value = float(np.sum(weights * mechanism))
         cost = linear_gain.repair_cost(mechanism, value, weights, cone)
-        final = api._finalize_labelled(mechanism, prior, eps, radius, False, None, gain)
+        final = api.finalize_labelled(mechanism, prior, eps, radius, False, None, gain)
         assert exact_oracle.within(final.mechanism, prior, eps, radius)
         assert value - float(np.sum(weights * final.mechanism)) <= cost
         assert cost > 0.0
     too_far = upper_bound + 2 * linear_gain.FINISH * linear_gain.CLOSE * linear_gain.GAP
-    assert linear_gain._interior_finish(point, weights, cone, too_far) is None
+    assert linear_gain.interior_finish(point, weights, cone, too_far) is None
 
 
 @pytest.mark.parametrize("radius_share", [0.0, 0.5])
@@ -367,14 +367,14 @@ def test_the_finish_cuts_columns_over_their_caps(radius_share):
         def mechanism(self):
             return pushed
 
-    found = linear_gain._interior_finish(Point(), weights, cone, value)
+    found = linear_gain.interior_finish(Point(), weights, cone, value)
     assert found is not None
     cut, cut_value = found
     assert exact_oracle.within(cut, prior, eps, radius)
     assert np.allclose(cut.sum(axis=1), 1.0, rtol=0.0, atol=1e-15)
     assert abs(cut_value - float(np.sum(weights * cut))) <= 1e-15
     assert 0.0 <= value - cut_value <= allowed
-    assert linear_gain._interior_finish(Point(), weights, cone, value + 2 * allowed) is None
+    assert linear_gain.interior_finish(Point(), weights, cone, value + 2 * allowed) is None
 
 
 def test_accept_ends_the_run_at_the_first_point_it_takes():
@@ -406,7 +406,7 @@ def test_correctors_are_refined_below_their_gap(monkeypatch, below):
     # Gondzio's correctors (right-hand sides with A dx = 0) are solved with REFINE rounds of
     # refinement once the gap is below CORRECTOR_REFINE_BELOW, without any before
     monkeypatch.setattr(block_ipm, "CORRECTOR_REFINE_BELOW", below)
-    direction = block_ipm._Newton.direction
+    direction = block_ipm.Newton.direction
     correctors = []
 
     def recorded(self, target, rp, rd, refine=block_ipm.REFINE):
@@ -414,7 +414,7 @@ def test_correctors_are_refined_below_their_gap(monkeypatch, below):
             correctors.append(refine)
         return direction(self, target, rp, rd, refine)
 
-    monkeypatch.setattr(block_ipm._Newton, "direction", recorded)
+    monkeypatch.setattr(block_ipm.Newton, "direction", recorded)
     n = 40
     prior, gain = _problem(n, "square")
     point = block_ipm.interior_point(prior[:, None] * gain, make_cone(prior, 1.0, 0.0, n))

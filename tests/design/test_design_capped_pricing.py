@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import pmldesign as pml
 from pmldesign.design.search import lift_pricing
-from pmldesign.design.search.lift_pricing import CappedFamily, _CappedSearch
+from pmldesign.design.search.lift_pricing import CappedFamily, CappedSearch
 from pmldesign.design.search.subset_windows import RangeMax, SubsetWindows
 
 
@@ -81,7 +81,7 @@ def test_every_node_bound_covers_its_subtree(case, node_seed):
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
-    search = _CappedSearch(CappedFamily(prior, cap), duals)
+    search = CappedSearch(CappedFamily(prior, cap), duals)
     rng = np.random.default_rng(node_seed)
     nodes = 24
     pos = rng.integers(0, n, nodes)
@@ -116,8 +116,8 @@ def test_end_windows_leave_out_only_vertices_below_theta(case, where):
     prior = _prior(kind, n, seed)
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
-    search = _CappedSearch(CappedFamily(prior, cap), duals)
-    roots = search.evaluate(*lift_pricing._roots(n))
+    search = CappedSearch(CappedFamily(prior, cap), duals)
+    roots = search.evaluate(*lift_pricing.root_nodes(n))
     vertices = list(_vertices(prior, cap))
     values = [_reduced(prior, duals, g) for *_, g in vertices]
     greedy = float(roots.value.max())
@@ -231,7 +231,7 @@ def _search_and_truth(case):
     cap = math.exp(eps)
     duals = _duals(prior, cap, dual_kind, seed)
     truth = max(_reduced(prior, duals, g) for *_, g in _vertices(prior, cap))
-    return _CappedSearch(CappedFamily(prior, cap), duals), truth
+    return CappedSearch(CappedFamily(prior, cap), duals), truth
 
 
 @settings(max_examples=30, deadline=None)
@@ -240,12 +240,12 @@ def test_branch_and_bound_out_of_batches_keeps_a_certified_bound(case, batches):
     """Branch and bound stopped after a few batches says so, and its bound still covers every
     vertex; finished, its bound is the largest reduced cost."""
     search, truth = _search_and_truth(case)
-    priced, finished = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6,
-                                                      batches=batches)
+    priced, finished = lift_pricing.branch_and_bound(search, math.inf, -math.inf, 10**6,
+                                                     batches=batches)
     assert priced.bound >= truth - 1e-12
     if finished:
         assert priced.bound <= truth + 1e-10
-    whole, done = lift_pricing._branch_and_bound(search, math.inf, -math.inf, 10**6)
+    whole, done = lift_pricing.branch_and_bound(search, math.inf, -math.inf, 10**6)
     assert done and whole.bound == pytest.approx(truth, abs=1e-10)
 
 
@@ -256,7 +256,7 @@ def test_branch_and_bound_goes_on_only_half_way_to_its_columns(case, batches, ke
     and then the search is the one with ``batches + more``; otherwise nothing changes."""
     search, truth = _search_and_truth(case)
     floor = truth - 0.5 * abs(truth) - 1e-6
-    run = functools.partial(lift_pricing._branch_and_bound, search, math.inf, floor, keep)
+    run = functools.partial(lift_pricing.branch_and_bound, search, math.inf, floor, keep)
     alone, done = run(batches=batches)
     extended, extended_done = run(batches=batches, more=1)
     half_way = not done and 2 * len(alone.columns) >= keep
@@ -296,8 +296,8 @@ def test_cheap_pricing_builds_only_the_columns_it_keeps(spent, monkeypatch):
     cap = math.exp(0.7)
     duals = _duals(prior, cap, "random", 4)
     built = []
-    column = _CappedSearch.column
-    monkeypatch.setattr(_CappedSearch, "column",
+    column = CappedSearch.column
+    monkeypatch.setattr(CappedSearch, "column",
                         lambda self, *a: built.append(a) or column(self, *a))
     keep = 5
     deadline = -math.inf if spent else math.inf
@@ -322,7 +322,7 @@ def test_branch_and_bound_first_retries_with_fewer_batches_after_running_out(mon
     design stays exact), which makes the second call a retry with 64 batches; early calls finish
     within 64 (they did on both machines measured; which later calls run out depends on the
     machine's floating point, so the test does not rely on those)."""
-    original = lift_pricing._branch_and_bound
+    original = lift_pricing.branch_and_bound
     prior = 0.7 ** np.arange(1, 31)
     prior /= prior.sum()
     entropy = float(-(prior * np.log(prior)).sum())
@@ -339,7 +339,7 @@ def test_branch_and_bound_first_retries_with_fewer_batches_after_running_out(mon
                 got.append((kwargs["batches"], finished))
             return priced, finished
 
-        monkeypatch.setattr(lift_pricing, "_branch_and_bound", recorded)
+        monkeypatch.setattr(lift_pricing, "branch_and_bound", recorded)
         monkeypatch.setattr(lift_pricing, "FIRST_RETRY", retry)
         results[retry] = pml.design(prior, entropy)
     pairs = list(itertools.pairwise(calls[64]))

@@ -287,7 +287,7 @@ def test_a_runs_mechanism_leaks_over_the_summed_set_what_its_lift_leaks_over_the
         target = pml.PriorSet.box(rng.uniform(0.3, 0.95) * prior)
     else:
         target = pml.PriorSet.from_vertices(rng.dirichlet(np.full(n, 2.0), size=3))
-    starts, lengths = coarse._cut(target.reference, k)
+    starts, lengths = coarse.run_spans(target.reference, k)
     runs_set = coarse.summed_set(target, starts)
     runs_mechanism = rng.dirichlet(np.ones(3), size=len(starts))
     lifted = np.repeat(runs_mechanism, lengths, axis=0)

@@ -36,7 +36,7 @@ def _problem(n: int, kind: str, seed: int = 2):
 
 def _run(weights, cone, strategy: Strategy):
     """One search of the plan run alone to the end."""
-    run = linear_gain._Run(weights, cone, strategy)
+    run = linear_gain.Run(weights, cone, strategy)
     run.run(math.inf, math.inf)
     return run
 
@@ -127,7 +127,7 @@ def test_a_dense_master_lifts_the_batch_cap(used, batch):
     cone = make_cone(prior, 5.0, 0.0, n)
     master = type("Master", (), {"used": used, "solved": 40,  # sheds no output
                                  "prune": lambda self: np.zeros(0, dtype=np.int64)})()
-    pricer = linear_gain._OutputPricer(prior[:, None] * gain, cone, master)
+    pricer = linear_gain.OutputPricer(prior[:, None] * gain, cone, master)
     pricer.chosen[:] = np.arange(n) < 40
     entering = pricer.price(np.zeros(n), 1.0, math.inf).columns
     assert len(entering) == batch
@@ -159,7 +159,7 @@ def test_entry_generation_alone_solves_the_compact_lp(kind, radius, eps):
     cone = make_cone(prior, eps, radius, n)
     weights = prior[:, None] * gain
     if eps == 3.0 and radius == 0.0:
-        assert linear_gain._uncapped(cone).any()
+        assert linear_gain.uncapped(cone).any()
     run = _run(weights, cone, Strategy.ENTRIES)
     reference = solve_compact(weights, prior, eps, radius, None, "simplex")
     allowed = 1e-9 * max(1.0, abs(reference.value))
@@ -180,7 +180,7 @@ def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, eps, 0.0, n)
     weights = prior[:, None] * gain
-    run = linear_gain._Run(weights, cone, Strategy.ENTRIES)
+    run = linear_gain.Run(weights, cone, Strategy.ENTRIES)
     master, bounds = run.master, []
     price = run.pricer.price
     run.pricer.price = lambda *args: (lambda e: bounds.append(e.bound) or e)(price(*args))
@@ -209,7 +209,7 @@ def test_entry_generation_closes_below_its_tolerance_divided_by_the_section_cap(
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, eps, 0.0, n)
     weights = prior[:, None] * gain
-    run = linear_gain._Run(weights, cone, Strategy.ENTRIES)
+    run = linear_gain.Run(weights, cone, Strategy.ENTRIES)
     pricer = EntryPricer(run.master, run.pricer.prices, tolerance)
     run.pricer, master = pricer, run.master
     rounds = []

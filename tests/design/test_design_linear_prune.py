@@ -78,14 +78,14 @@ def test_basic_variables_are_counted_per_block_as_the_statuses_say(monkeypatch, 
                                                                     radius):
     master = _pruning_master(monkeypatch, n, kind, eps, radius)
     total, m = len(master.outputs), len(master.capped) + len(master.low)
-    counts = master._basic_per_block(total, m)
+    counts = master.basic_per_block(total, m)
     np.testing.assert_array_equal(counts, _basic_per_block_from_statuses(master))
     assert counts.sum() <= master.solver.getNumRow()  # the row sums' slacks are not counted
     assert master.prune().size > 0  # and again on the smaller master, re-solved
     master.solver.setOptionValue("output_flag", False)
     assert master.solve(None)
     total = len(master.outputs)
-    np.testing.assert_array_equal(master._basic_per_block(total, m),
+    np.testing.assert_array_equal(master.basic_per_block(total, m),
                                   _basic_per_block_from_statuses(master))
 
 
@@ -103,7 +103,7 @@ def test_basic_variables_are_counted_per_block_with_a_cap_row_per_vertex():
     assert master.solve(None)
     total, m = len(master.outputs), len(master.capped) + len(master.low)
     assert len(master.low) > 1
-    np.testing.assert_array_equal(master._basic_per_block(total, m),
+    np.testing.assert_array_equal(master.basic_per_block(total, m),
                                   _basic_per_block_from_statuses(master))
 
 

@@ -27,12 +27,12 @@ def test_uncapped_inputs_are_those_whose_prior_pays_for_their_cap(eps, radius):
     # b = e^eps; an input is uncapped when e^eps P(x) >= a
     a = 1.0 + 0.5 * radius * math.exp(eps)
     expected = math.exp(eps) * PRIOR >= a * (1 + 1e-12)
-    got = linear_gain._uncapped(make_cone(PRIOR, eps, radius, PRIOR.size))
+    got = linear_gain.uncapped(make_cone(PRIOR, eps, radius, PRIOR.size))
     assert got.tolist() == expected.tolist()
 
 
 def test_no_input_is_uncapped_under_ldp():
-    assert not linear_gain._uncapped(make_cone(None, 5.0, 0.0, 4)).any()
+    assert not linear_gain.uncapped(make_cone(None, 5.0, 0.0, 4)).any()
 
 
 @settings(max_examples=200, deadline=None)
@@ -44,7 +44,7 @@ def test_a_column_meeting_the_capped_rows_meets_the_whole_cone_exactly(eps, radi
     """The master's constraint (max over capped inputs only) implies the cone's, in
     rationals: large entries are put on the uncapped inputs, where the master never looks."""
     cone = make_cone(PRIOR, eps, radius, PRIOR.size)
-    free = linear_gain._uncapped(cone)
+    free = linear_gain.uncapped(cone)
     c = np.array(column)
     c[free] *= scale
     a, b, d = Fraction(cone.a), Fraction(cone.b), Fraction(cone.d)
@@ -74,7 +74,7 @@ def test_near_eps_max_the_master_drops_rows_and_keeps_the_compact_optimum(kind, 
     radius = radius * prior.min()
     gain = _gains(n, rng)[kind]
     cone = make_cone(prior, eps, radius, n)
-    heavy = int(linear_gain._uncapped(cone).sum())
+    heavy = int(linear_gain.uncapped(cone).sum())
     assert heavy >= n // 2
     master = linear_gain.RestrictedMaster(prior[:, None] * gain, cone)
     master.add(np.arange(3))

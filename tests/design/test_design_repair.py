@@ -180,7 +180,7 @@ def test_cutting_to_the_caps_never_raises_a_columns_leakage(case):
        n=st.integers(2, 6))
 def test_the_first_mixing_weight_brings_a_fixed_priors_leakage_to_the_target(seed, overshoot,
                                                                              n):
-    """repair._first_weight: mixing with ``1 q^T`` keeps every output's mass, so a column of
+    """repair.first_weight: mixing with ``1 q^T`` keeps every output's mass, so a column of
     ratio r goes to ``1 + (1 - t)(r - 1)``; the weight it returns brings the exact worst ratio
     (rational oracle) to ``e^target`` up to float rounding, from above or below."""
     repair = importlib.import_module("pmldesign.design.repair")
@@ -193,7 +193,7 @@ def test_the_first_mixing_weight_brings_a_fixed_priors_leakage_to_the_target(see
     if not leak > 1e-6:
         return
     target = leak / (1.0 + overshoot)
-    t = repair._first_weight(leak, target)
+    t = repair.first_weight(leak, target)
     output = prior @ mechanism
     mixed = (1 - t) * mechanism + t * np.outer(np.ones(n), output / output.sum())
     reached = exact_oracle.exact_log(exact_oracle.worst_ratio(

@@ -90,18 +90,18 @@ def test_every_bound_holds_at_any_multipliers(problem, seed):
     feasible = FeasibleSet.for_set(prior_set, min(eps, prior_set.epsilon_max))
     weights = prior_set.reference[:, None] * gain
     n, k = weights.shape[0], len(vertices)
-    pricer = set_outputs._Pricer(weights, feasible, prior_set.reference)
+    pricer = set_outputs.SetOutputPricer(weights, feasible, prior_set.reference)
     duals = rng.normal(scale=weights.max(), size=n)
     caps = rng.exponential(size=(k, 3)) * rng.choice([0.0, 1.0, 10.0], size=(k, 3))
     reduced = weights - duals[:, None]
     spread = np.abs(weights).sum(axis=0) + np.abs(duals).sum()
     truth = np.array([_price(reduced[:, y], vertices, feasible.eps) for y in range(n)])
-    best, one_prior = pricer._bounds(duals, caps)
-    exact = pricer._exact(reduced, spread, math.inf)
-    for bound in (best, exact, pricer._lagrangian(reduced, spread, caps[:, 0])):
+    best, one_prior = pricer.bounds(duals, caps)
+    exact = pricer.exact(reduced, spread, math.inf)
+    for bound in (best, exact, pricer.lagrangian(reduced, spread, caps[:, 0])):
         assert np.all(bound >= truth - 1e-12)
     optimum = design_lp_reached(vertices, exact_vertex_points(vertices), eps, weights)
-    assert pricer._certified(duals, np.minimum(best, exact), one_prior) >= optimum - 1e-12
+    assert pricer.certified(duals, np.minimum(best, exact), one_prior) >= optimum - 1e-12
     # the exact prices are the prices (HiGHS's duals as multipliers): tight up to its accuracy
     assert exact == pytest.approx(np.maximum(truth, 0.0), abs=1e-7)
 
@@ -253,7 +253,7 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
         return (api.LinearSolution(constant, value, free_value, status="time limit"),
                 "the search (stand-in)")
 
-    monkeypatch.setattr(api, "_vertex_search", lagging)
+    monkeypatch.setattr(api, "vertex_search", lagging)
     gain = _gain("abs", n, np.random.default_rng(0))
     result = pml.design(prior_set, eps, gain=gain, time_limit=60)
     assert "runs of consecutive inputs" in result.method and result.status == "time limit"
@@ -291,7 +291,7 @@ def test_the_enclosing_box_design_starts_the_search_and_is_a_floor(monkeypatch):
         return (api.LinearSolution(constant, value, free_value, status="stalled"),
                 "the search (stand-in)")
 
-    monkeypatch.setattr(api, "_vertex_search", lagging)
+    monkeypatch.setattr(api, "vertex_search", lagging)
     result = pml.design(prior_set, eps, gain=gain)
     assert "the design for the enclosing box (optimal) did better" in result.method
     assert exactly_feasible(result.mechanism, exact_vertex_points(vertices), eps)

@@ -47,6 +47,12 @@ if TYPE_CHECKING:
 
     from ..typing import PriorLike
 
+__all__ = [
+    "UTILITIES", "SOLVER_SHARE", "SET_LP_MAX", "BOX_EPS", "BOX_SHARE", "LP_EPS_MAX",
+    "SEARCH_PRICINGS", "FINISH_CERTIFICATES", "objective", "design", "vertex_search", "design_ldp",
+    "maximize_mutual_information", "finalize_labelled"
+]
+
 UTILITIES = ("mutual_information", "linear", "estimation")
 #: Share of ``time_limit`` given to the solver; the rest covers the repair and certification.
 SOLVER_SHARE = 0.8
@@ -292,7 +298,7 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, budget: Bu
                    free: np.ndarray, free_value: float,
                    leak: float) -> tuple[LinearSolution, str]:
     """A linear gain over a vertex set, raw: the unconstrained optimum when the set certifies
-    it at eps (always from its eps_max on), else :func:`_vertex_search`; under a time limit from
+    it at eps (always from its eps_max on), else :func:`vertex_search`; under a time limit from
     :data:`.COARSE_MIN` inputs, for a gain that lifting from runs changes little
     (:data:`.LIFT_LOSS`: distortions), the design on runs of consecutive inputs first
     (:func:`.coarse_set_linear_gain`, in a share of the limit), returned instead when the search
@@ -316,8 +322,8 @@ def _vertex_linear(prior_set: PriorSet, eps: float, gain: np.ndarray, budget: Bu
     elif eps >= BOX_EPS or (budget.limited and prior_set.size >= COARSE_MIN
                             and diagonal_values(weights) is not None):
         boxed = _enclosing_box_design(prior_set, eps, gain, budget.share(BOX_SHARE))
-    found, method = _vertex_search(prior_set, eps, weights, free_value, budget,
-                                   None if boxed is None else boxed.outputs)
+    found, method = vertex_search(prior_set, eps, weights, free_value, budget,
+                                  None if boxed is None else boxed.outputs)
     if boxed is not None and boxed.value > found.value:
         return (dataclasses.replace(found, mechanism=boxed.mechanism, value=boxed.value),
                 f"{method}; the design for the enclosing box ({boxed.status}) did better and is "
@@ -363,9 +369,9 @@ def _enclosing_box_design(prior_set: PriorSet, eps: float, gain: np.ndarray,
     return _BoxDesign(raw, utility_value(raw, prior_set.reference, gain), used, status)
 
 
-def _vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
-                   budget: Budget,
-                   outputs: np.ndarray | None = None) -> tuple[LinearSolution, str]:
+def vertex_search(prior_set: PriorSet, eps: float, weights: np.ndarray, free_value: float,
+                  budget: Budget,
+                  outputs: np.ndarray | None = None) -> tuple[LinearSolution, str]:
     """Output generation over a vertex set (:mod:`.set_outputs`); when that fails or stalls
     (HiGHS near eps_max with vertex entries of 1e-11..1e-7: "unbounded" masters, rows summing
     to 1 - 2e-6, gaps of 1e-4; found by an independent sweep) the compact LP over every output
@@ -522,9 +528,9 @@ def _labelled(result: DesignResult, prior: Any, kind: str, eps: float,
     return dataclasses.replace(result, mechanism=mechanism)
 
 
-def _finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
-                       ldp: bool, prior_set: PriorSet | None = None,
-                       gain: np.ndarray | None = None, deadline: float | None = None):
+def finalize_labelled(raw: np.ndarray, prior: np.ndarray, eps: float, radius: float,
+                      ldp: bool, prior_set: PriorSet | None = None,
+                      gain: np.ndarray | None = None, deadline: float | None = None):
     """:func:`.finalize` with labelled outputs, its search run on the columns the solver used
     (a few of N at large N) and the embedded N x N result certified once more; when that
     check fails (a float evaluation on another shape: a column alone is summed pairwise),
@@ -664,12 +670,12 @@ def _finish(found: _Found, prior: np.ndarray, eps: float, radius: float, ldp: bo
     output for a linear gain; randomized response over a partition of the inputs and the runs'
     design for mutual information the search did not prove optimal."""
     if gain is not None:
-        final = _finalize_labelled(found.mechanism, prior, eps, radius, ldp, prior_set, gain,
-                                   deadline)
+        final = finalize_labelled(found.mechanism, prior, eps, radius, ldp, prior_set, gain,
+                                  deadline)
         return _or_one_output(
             final, prior, gain, found.method,
-            lambda constant: _finalize_labelled(constant, prior, eps, radius, ldp, prior_set,
-                                                deadline=deadline))
+            lambda constant: finalize_labelled(constant, prior, eps, radius, ldp, prior_set,
+                                               deadline=deadline))
 
     def refinalize(raw: np.ndarray) -> Finalized:
         return finalize(raw, prior, eps, radius, ldp, prior_set=prior_set,

@@ -36,6 +36,12 @@ from .math.feasible import FeasibleSet, cap_coefficients
 from .math.partition import best_partition
 from .status import is_exact
 
+__all__ = [
+    "NEGATIVE", "RESIDUE", "NOISE", "ROW_SLACK", "LARGEST_EPS", "MIX_GROWTH", "MIX_PRECISION",
+    "MIX_ABSOLUTE", "CUT_FROM", "Finalized", "guarantee", "clean", "cap_rows", "partition_floor",
+    "cut_to_caps", "finalize", "first_weight"
+]
+
 #: Entries below ``-NEGATIVE`` mean the solver failed; smaller negatives are rounding residues.
 NEGATIVE = 1e-7
 #: Entries below ``RESIDUE * column max`` are set to 0.
@@ -52,7 +58,7 @@ ROW_SLACK = 1e-6
 LARGEST_EPS = 700.0
 
 
-#: The mixing search starts from the weight a fixed prior needs (:func:`_first_weight`), grows it
+#: The mixing search starts from the weight a fixed prior needs (:func:`first_weight`), grows it
 #: by this factor until certified (or divides it while certified), then bisects until ``t`` is
 #: within ``min(MIX_PRECISION t, MIX_ABSOLUTE)`` of the smallest certified weight: mixing by ``t``
 #: moves the utility by at most ``t`` times the utility's range, so the excess costs at most
@@ -356,7 +362,7 @@ def _smallest_weight(certify: Callable[[float], float], leak: float, target: flo
     :data:`MIX_PRECISION`, or the first certified one once ``clock`` runs out) whose mechanism
     ``certify`` puts at most ``target``, with that certificate; None when no weight below 1
     is certified (the output-independent mechanism is left)."""
-    low, high = 0.0, _first_weight(leak, target)
+    low, high = 0.0, first_weight(leak, target)
     if high >= 1.0:  # eps = 0: only the output-independent mechanism
         return None
     certified = certify(high)
@@ -415,7 +421,7 @@ def _finalize_levels(levels: TwoLevel, eps: float, clock: _Clock) -> Finalized:
     return Finalized(TwoLevel(levels.k, *mixed(weight)).dense(), certified, weight)
 
 
-def _first_weight(leak: float, target: float) -> float:
+def first_weight(leak: float, target: float) -> float:
     """Where the mixing search starts: the weight that brings a column of ratio ``e^leak`` to
     ``e^target``. A column's ratio is ``max c / <P, c>`` (Lemma 1 of [15]); mixing keeps every
     output's mass under the prior (``<P, 1 q_y> = q_y``), so ``r`` becomes

@@ -36,6 +36,11 @@ import numpy as np
 
 from ..math.feasible import Cone
 
+__all__ = [
+    "TOLERANCE", "STEPS", "CORRECTOR_REFINE_BELOW", "CORRECTORS", "DAMPING", "ACCEPT_BELOW",
+    "InteriorPoint", "cholesky", "Newton", "interior_point"
+]
+
 #: Stop when the residuals (largest entry, relative to the right-hand side's and the costs') and
 #: the duality gap (relative to the larger objective) are below this. Relative, not to
 #: ``1 + |objective|``: the distortions' optima are small (N = 400, (x - y)^2 at eps = 3:
@@ -211,7 +216,7 @@ class _Normal:
         diagonal = np.arange(len(schur))
         schur[diagonal, diagonal] += (de * ds * self.phi).sum(axis=0)
         schur += dl.sum()
-        self.factor = _cholesky(schur)
+        self.factor = cholesky(schur)
 
     def _p(self, v: np.ndarray) -> np.ndarray:
         """``(diag(delta) + D_w 11')^-1 v`` per block (Sherman-Morrison)."""
@@ -251,7 +256,7 @@ class _Normal:
         return out
 
 
-def _cholesky(matrix: np.ndarray) -> np.ndarray:
+def cholesky(matrix: np.ndarray) -> np.ndarray:
     """Cholesky factor (LAPACK's, upper) of the upper triangle, with a growing diagonal shift if
     rounding made ``matrix`` indefinite. LAPACK directly: scipy's ``cho_factor`` and a copy plus
     a zero shift cost 0.1 ms more at N = 100 and 2.6 ms more at N = 400 (steps of 1.7 and 35 ms).
@@ -270,7 +275,7 @@ def _cholesky(matrix: np.ndarray) -> np.ndarray:
     raise np.linalg.LinAlgError("the normal equations' matrix is not positive definite")
 
 
-class _Newton:
+class Newton:
     """Newton directions at the point ``(x, z)``: one factorisation of ``A D A'`` with
     ``D = X / Z``, many right-hand sides (predictor, corrector, Gondzio's correctors)."""
 
@@ -374,7 +379,7 @@ def _interior_point(weights: np.ndarray, cone: Cone, outputs: np.ndarray | None,
                 or time.monotonic() >= deadline):
             break
         try:
-            newton = _Newton(lp, x, z)
+            newton = Newton(lp, x, z)
         except np.linalg.LinAlgError:  # no factor at this point: the best point so far
             break
         steps += 1

@@ -40,6 +40,12 @@ from ..math.feasible import Cone, FeasibleSet
 from .cone_pricing import make_cone
 from .linear_gain import certified_bound, solve_linear_gain
 
+__all__ = [
+    "RUNS", "COARSE_MIN", "COARSE_SHARE", "MI_RUNS", "Coarse", "runs", "coarse_linear_gain",
+    "LIFT_LOSS", "lifting_loss", "coarse_set_linear_gain", "coarse_mutual_information",
+    "summed_set", "run_spans"
+]
+
 #: Runs of consecutive inputs the inputs are cut into.
 RUNS = 192
 #: Outputs from which a design under a time limit first solves the runs' design: below it the
@@ -108,7 +114,7 @@ def coarse_linear_gain(weights: np.ndarray, prior: np.ndarray, cone: Cone,
     True
     """
     deadline = budget.deadline
-    starts, lengths = _cut(prior, RUNS)
+    starts, lengths = run_spans(prior, RUNS)
     ends = starts + lengths
     run_gain = np.stack([weights[s:e].sum(axis=0) for s, e in zip(starts, ends, strict=True)])
     run_nu = np.add.reduceat(cone.nu, starts)
@@ -152,7 +158,7 @@ def lifting_loss(weights: np.ndarray, prior: np.ndarray) -> float:
     >>> round(lifting_loss(prior[:, None] * np.eye(400), prior), 3)
     0.521
     """
-    starts, _ = _cut(prior, RUNS)
+    starts, _ = run_spans(prior, RUNS)
     free = float(weights.max(axis=1).sum())
     lifted = float(np.add.reduceat(weights, starts, axis=0).max(axis=1).sum())
     single = float(weights.sum(axis=0).max())
@@ -192,7 +198,7 @@ def coarse_set_linear_gain(weights: np.ndarray, prior_set: PriorSet, eps: float,
 
     budget = as_budget(budget)
     reference = prior_set.reference
-    starts, lengths = _cut(reference, RUNS)
+    starts, lengths = run_spans(reference, RUNS)
     run_gain = np.add.reduceat(weights, starts, axis=0)
     runs_set = summed_set(prior_set, starts)
     feasible = FeasibleSet.for_set(runs_set, min(eps, runs_set.epsilon_max))
@@ -246,7 +252,7 @@ def coarse_mutual_information(prior: np.ndarray, eps: float, radius: float, ldp:
     for k in MI_RUNS:
         if share.expired():
             break
-        starts, lengths = _cut(prior, k)
+        starts, lengths = run_spans(prior, k)
         if prior_set is None:
             mass = np.add.reduceat(prior, starts)
             found = search_mutual_information(mass / mass.sum(), eps, radius=radius, ldp=ldp,
@@ -281,7 +287,7 @@ def summed_set(prior_set: PriorSet, starts: np.ndarray) -> PriorSet:
                                   reference=reference)
 
 
-def _cut(prior: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def run_spans(prior: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """First input and length of each non-empty run of :func:`runs`."""
     starts = np.flatnonzero(np.diff(runs(prior, k), prepend=-1))
     return starts, np.diff(np.append(starts, prior.size))

@@ -43,7 +43,7 @@ class EntryMaster(HighsMaster):
 
     Rows: the N row sums ``sum_y low_y + sum_{(x, y) in S} excess(x, y) = 1``; per output y the
     cap row ``(a - b - d) low_y + a width_y - b sum_{(x, y) in S} nu_x excess(x, y) <= 0``; per
-    entry of a capped input (:func:`.linear_gain._uncapped`) ``excess(x, y) - width_y <= 0``.
+    entry of a capped input (:func:`.linear_gain.uncapped`) ``excess(x, y) - width_y <= 0``.
     Columns: ``width_y`` for every output, then ``low_y`` and ``excess(x, y)`` as they enter
     (:meth:`add`: an ``(k, 2)`` array of ``(x, y)``, ``x = -1`` for ``low_y``).
     """

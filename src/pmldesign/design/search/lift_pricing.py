@@ -41,6 +41,13 @@ import numpy as np
 
 from .subset_windows import MAX_ITEMS, RangeMax, SubsetWindows, subset_members, subset_sums
 
+__all__ = [
+    "ENUMERATION_LIMIT", "IMPROVE_SHARE", "SWAP_CANDIDATES", "xlogy", "row_keys", "lift_utility",
+    "Priced", "top_columns", "NodeEval", "best_first", "Nodes", "BATCH", "root_nodes",
+    "branch_and_bound", "INTERVAL_LIMIT", "FIRST_PAIRS", "FIRST_BATCHES", "FIRST_RETRY",
+    "WINDOW_COLUMNS", "CappedFamily", "CappedSearch"
+]
+
 #: Largest N whose vertices are enumerated outright (N 2^(N-1) of them) instead of searched.
 ENUMERATION_LIMIT = 20
 _TOL = 1e-12
@@ -162,7 +169,7 @@ def best_first(roots: list[tuple[int, np.ndarray, np.ndarray]],
 
 @dataclass(frozen=True)
 class Nodes:
-    """A batch of branch-and-bound nodes of :class:`_CappedSearch`, a row each: relaxation
+    """A batch of branch-and-bound nodes of :class:`CappedSearch`, a row each: relaxation
     ``bound``, ``value`` of the best vertex inside (``-inf``: none), ``branch`` (sorted index
     of the fractional input, -1: none) and ``members`` (sorted, at the cap in that vertex)."""
 
@@ -172,12 +179,12 @@ class Nodes:
     members: np.ndarray
 
 
-#: Open nodes branched at once by :func:`_branch_and_bound` (the best bounds first).
+#: Open nodes branched at once by :func:`branch_and_bound` (the best bounds first).
 BATCH = 512
 
 
-def _roots(n: int, positions: np.ndarray | None = None
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def root_nodes(n: int, positions: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One root node per free coordinate (sorted index; all, or ``positions``), nothing fixed
     (read-only views of one row)."""
     positions = np.arange(n) if positions is None else positions
@@ -186,7 +193,7 @@ def _roots(n: int, positions: np.ndarray | None = None
 
 
 class _OpenNodes:
-    """The open nodes of :func:`_branch_and_bound`: rows of growing arrays, a taken or dropped
+    """The open nodes of :func:`branch_and_bound`: rows of growing arrays, a taken or dropped
     node marked by a bound of ``-inf`` and the rows compacted when most are dead, so taking
     the best ``k`` nodes costs a scan of the bounds, not a copy of every node."""
 
@@ -237,10 +244,10 @@ class _OpenNodes:
         return float(self.bound[: self.size].max(initial=-math.inf))
 
 
-def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep: int,
-                      positions: np.ndarray | None = None, batches: float = math.inf,
-                      more: int = 0) -> tuple[Priced, bool]:
-    """Best-first branch and bound over :class:`_CappedSearch` nodes, :data:`BATCH` at a time.
+def branch_and_bound(search: CappedSearch, deadline: float, floor: float, keep: int,
+                     positions: np.ndarray | None = None, batches: float = math.inf,
+                     more: int = 0) -> tuple[Priced, bool]:
+    """Best-first branch and bound over :class:`CappedSearch` nodes, :data:`BATCH` at a time.
 
     Roots: every free coordinate, or the sorted indices ``positions``. A node whose bound
     does not exceed ``max(incumbent, floor)`` is dropped and its bound remembered: the
@@ -266,7 +273,7 @@ def _branch_and_bound(search: _CappedSearch, deadline: float, floor: float, keep
         open_nodes.add(pos[alive], fixed_in[alive], fixed_out[alive], nodes.bound[alive],
                        nodes.branch[alive])
 
-    absorb(*_roots(n, positions))
+    absorb(*root_nodes(n, positions))
     taken, budget = 0, batches
     while len(found) < keep and time.monotonic() < deadline:
         if taken >= budget:
@@ -336,28 +343,28 @@ class _Refined:
     rest: np.ndarray
 
 
-def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: float,
+def _window_search(search: CappedSearch, windows: SubsetWindows, deadline: float,
                    floor: float, keep: int) -> Priced:
     """Complete capped pricing by subset windows (:mod:`.subset_windows`).
 
     With ``theta = max(best greedy vertex, floor)``, the relaxation of each root (free input
     ``x*``) is at most ``theta`` outside a window at each end of the free budget's range
-    (:meth:`_CappedSearch.end_windows`): every vertex outside is bounded by ``theta``. The
+    (:meth:`CappedSearch.end_windows`): every vertex outside is bounded by ``theta``. The
     capped sets whose weight falls in a window are pairs of subsets of two halves; for each
     subset ``b`` of the second half they form an interval of the first half's subsets sorted
     by weight, bounded by the largest value in it (:class:`~.subset_windows.RangeMax`) plus the
     free term at the interval's ends (convex in the budget, which is monotone along the
     interval). Intervals above ``theta`` are halved until single pairs, whose value is exact;
     a pair holding the free input is no vertex and is left out. When the windows hold more
-    than :data:`FIRST_PAIRS` pairs, :func:`_branch_and_bound` is tried first. A free input with
+    than :data:`FIRST_PAIRS` pairs, :func:`branch_and_bound` is tried first. A free input with
     intervals open when more than :data:`INTERVAL_LIMIT` are goes to
-    :func:`_branch_and_bound`. At the deadline the open intervals' bounds join the bound.
+    :func:`branch_and_bound`. At the deadline the open intervals' bounds join the bound.
     The columns are ordered by value, then input and positions, not by the order found.
     Certified bound: the maximum of ``theta``, the exact values and the other bounds. Returns
     up to ``max(keep, WINDOW_COLUMNS)`` columns.
     """
     n, keep = search.order.size, max(keep, WINDOW_COLUMNS)
-    roots = search.evaluate(*_roots(n))
+    roots = search.evaluate(*root_nodes(n))
     theta = max(float(roots.value.max(initial=-math.inf)), floor)
     pos, r_low, r_high = search.end_windows(theta)
     # A pair holding the free input itself is no vertex, yet with that input's value counted
@@ -385,8 +392,8 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
     np.maximum(count, 0, out=count)
     if count.sum() > FIRST_PAIRS:  # many pairs: branch and bound first
         family, batches = search.family, search.family.first_batches
-        priced, finished = _branch_and_bound(search, deadline, floor, keep,
-                                             batches=batches, more=batches)
+        priced, finished = branch_and_bound(search, deadline, floor, keep,
+                                            batches=batches, more=batches)
         family.first_batches = FIRST_BATCHES if finished else max(FIRST_RETRY, batches // 4)
         if finished:
             return priced
@@ -483,7 +490,7 @@ def _window_search(search: _CappedSearch, windows: SubsetWindows, deadline: floa
             column = search.family.vertex(m, int(free[i]), search.family.room_left(m))
         columns.append((float(value[i]), column))
     if rest.size:
-        priced, _ = _branch_and_bound(search, deadline, floor, keep, rest)
+        priced, _ = branch_and_bound(search, deadline, floor, keep, rest)
         bound = max(bound, priced.bound)
         columns += [(math.inf, column) for column in priced.columns]
     columns.sort(key=lambda item: -item[0])
@@ -624,13 +631,13 @@ class CappedFamily:
         """
         if self._table is not None:
             return self._price_table(duals, floor, keep)
-        search = _CappedSearch(self, duals)
+        search = CappedSearch(self, duals)
         if exhaustive and self._windows is not None:
             return _window_search(search, self._windows, deadline, floor, keep)
         if exhaustive:
-            return _branch_and_bound(search, deadline, floor, keep)[0]
+            return branch_and_bound(search, deadline, floor, keep)[0]
         # at large N the roots alone take a while: stop at the deadline (then no bound)
-        roots = search.evaluate(*_roots(self.n), deadline)
+        roots = search.evaluate(*root_nodes(self.n), deadline)
         bound = (float(roots.bound.max(initial=-math.inf)) if roots.bound.size == self.n
                  else math.inf)
         order = np.argsort(-roots.value, kind="stable")
@@ -672,7 +679,7 @@ class CappedFamily:
         return Priced(top_columns(reduced, build, floor, keep, self.n), float(reduced.max()))
 
 
-class _CappedSearch:
+class CappedSearch:
     """Branch-and-bound nodes of one capped pricing problem (inputs sorted by value ratio),
     evaluated in batches.
 

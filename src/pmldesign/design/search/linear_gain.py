@@ -6,13 +6,13 @@ The design LP is ``max sum_y <W_y, c_y>`` over columns ``c_y`` in the per-column
 (each used column needs ``<nu, c_y> >= e^-eps max c_y``-like mass, so their number grows with
 e^eps, not with N), so :func:`solve_linear_gain` solves the compact LP of :mod:`.compact_lp`
 restricted to a set of outputs (:class:`RestrictedMaster`, the master) and adds outputs whose
-exact price at the restricted LP's row-sum duals is positive (:class:`_OutputPricer`; "output
+exact price at the restricted LP's row-sum duals is positive (:class:`OutputPricer`; "output
 generation", column generation with whole cones as columns, run by :mod:`.engine`): every output
 block carries the exact cone, so ties between vertices of one cone, which stall
 vertex-by-vertex column generation on structured gains (identity, distortions), cost nothing.
 
 Inputs whose cap cannot bind (``b nu_x >= a``, e.g. ``e^eps P(x) >= 1`` for a fixed prior: near
-eps_max most inputs) get no row ``excess(x, y) <= width_y`` (:func:`_uncapped`): the master is the
+eps_max most inputs) get no row ``excess(x, y) <= width_y`` (:func:`uncapped`): the master is the
 same LP with fewer rows.
 
 Outputs that carry no mass leave the master (:meth:`RestrictedMaster.prune`) when their block's
@@ -55,6 +55,14 @@ from .engine import CLOSE, Entering, Search, column_generation
 from .entry_master import EntryMaster, EntryPricer
 from .highs_master import HighsMaster
 from .plan import Strategy, choose
+
+__all__ = [
+    "GAP", "WIDE_FROM", "BATCH", "GROWTH", "FIRST", "DENSE", "PRICE_CHUNK", "PRUNE_MIN",
+    "PRUNE_SHARE", "CHOOSE", "INTERIOR_GAP", "FINISH", "RestrictedMaster", "master_rows",
+    "uncapped", "section_prices", "bounded_prices", "certified_bound", "OutputPricer",
+    "solve_linear_gain", "best_single_output", "solve_diagonal_gain", "interior_finish",
+    "repair_cost", "solver_name", "Run"
+]
 
 #: Relative gap at which output generation stops (the bound is certified whatever its value).
 GAP = 1e-10
@@ -114,7 +122,7 @@ class RestrictedMaster(HighsMaster):
 
     Shared rows: the N row sums ``sum_y (low_y + excess(x, y)) = 1``. Per output y, columns
     ``excess(., y)`` (N), ``low_y``, ``width_y`` and rows ``excess(x, y) - width_y <= 0`` for the
-    capped inputs x (:func:`_uncapped`) and per cap row k (:func:`master_rows`; one for a
+    capped inputs x (:func:`uncapped`) and per cap row k (:func:`master_rows`; one for a
     :class:`.Cone`, one per vertex for a vertex set's :class:`.FeasibleSet`)
     ``(a_k - sum(b_k) - d_k) low_y + a_k width_y - <b_k, excess(., y)> <= 0``
     (``a_k max c <= <b_k, c> + d_k min c`` at ``c = low_y + excess(., y)``).
@@ -125,7 +133,7 @@ class RestrictedMaster(HighsMaster):
         super().__init__(weights, scaled, presolve)
         self.low, self.width, self.excess = master_rows(cone)
         # rows excess(x, y) <= width_y only where the cap can bind (module docstring)
-        self.capped = np.flatnonzero(~_uncapped(cone)).astype(np.int32)
+        self.capped = np.flatnonzero(~uncapped(cone)).astype(np.int32)
         self.outputs: list[int] = []
         self.solved = 0  # outputs in the LP at the last successful solve
         self.used = 0  # of them, outputs that carry mass
@@ -250,7 +258,7 @@ class RestrictedMaster(HighsMaster):
         if dead.sum() < least:
             return none
         total, m = len(self.outputs), len(self.capped) + len(self.low)  # rows per block
-        held = self._basic_per_block(total, m)[: self.solved]
+        held = self.basic_per_block(total, m)[: self.solved]
         drop = np.flatnonzero(dead & (held == m))
         if drop.size < least:
             return none
@@ -277,7 +285,7 @@ class RestrictedMaster(HighsMaster):
         self.solved -= drop.size
         return outputs[drop]
 
-    def _basic_per_block(self, blocks: int, rows: int) -> np.ndarray:
+    def basic_per_block(self, blocks: int, rows: int) -> np.ndarray:
         """The number of basic variables (columns and row slacks) in each of the ``blocks``
         blocks of ``N + 2`` columns and ``rows`` rows (after the N row sums), from HiGHS's list
         of basic variables (``j >= 0`` column ``j``, ``-1 - i`` row ``i``'s slack); all 0 when
@@ -320,7 +328,7 @@ def master_rows(cone: Cone | FeasibleSet) -> tuple[np.ndarray, np.ndarray, np.nd
     return cone.a - cone.b.sum(axis=1) - cone.d, cone.a.copy(), cone.b
 
 
-def _uncapped(cone: Cone | FeasibleSet) -> np.ndarray:
+def uncapped(cone: Cone | FeasibleSet) -> np.ndarray:
     """Inputs x whose cap never binds: for every cap row, ``b_k(x) >= a_k`` and ``d_k >= 0``
     give, for every ``c = lo + excess`` with ``lo, excess >= 0``, ``a_k c_x <= (sum(b_k) + d_k)
     lo + b_k(x) excess_x <= <b_k, c> + d_k lo <= <b_k, c> + d_k min c`` (``sum(b_k) + d_k >=
@@ -383,7 +391,7 @@ def certified_bound(multipliers: np.ndarray, weights: np.ndarray, cone: Cone,
     return None if priced is None else priced[1]
 
 
-class _OutputPricer:
+class OutputPricer:
     """The :class:`.engine.Pricer` of output generation: exact prices ``h_y`` of every output
     at the master's duals; entering, the most violated outputs not yet in the master (a batch
     growing with the master, :data:`GROWTH`, :data:`DENSE`); bound, :func:`.cone_pricing.bound`.
@@ -449,13 +457,13 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, budget: Budget = UNLIMITE
     fallback = bound(weights.max(axis=1), np.zeros(1), weights, cone)
     if strategy is None:
         strategy = choose("linear", "prior", n, (cone.b + cone.d) / cone.a)
-    run = _Run(weights, cone, strategy)
+    run = Run(weights, cone, strategy)
     try:
         run.run(budget.deadline, fallback)
     except SolverError:
         if strategy is Strategy.SCALED:
             raise
-        run = _Run(weights, cone, Strategy.SCALED)
+        run = Run(weights, cone, Strategy.SCALED)
         run.run(budget.deadline, fallback)
     search = run.search
     upper_bound = min(fallback, search.upper_bound)
@@ -475,7 +483,7 @@ def solve_linear_gain(weights: np.ndarray, cone: Cone, budget: Budget = UNLIMITE
     return LinearSolution(
         mechanism=mechanism, value=value, upper_bound=max(upper_bound, value), status=status,
         outputs=run.outputs() if search.solved else 1, rounds=run.master.rounds,
-        multipliers=multipliers, solver=_name(run), entries=entries if search.solved else 0)
+        multipliers=multipliers, solver=solver_name(run), entries=entries if search.solved else 0)
 
 
 def best_single_output(weights: np.ndarray) -> tuple[np.ndarray, float]:
@@ -540,8 +548,8 @@ def _diagonal(candidate: Candidate, value: float, upper_bound: float,
                           rounds=0, solver=candidate.name)
 
 
-def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
-                     upper_bound: float) -> tuple[np.ndarray, float] | None:
+def interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
+                    upper_bound: float) -> tuple[np.ndarray, float] | None:
     """The interior point as a mechanism, cleaned as the finalisation cleans solver output
     (:func:`.repair.clean`) and its columns over their caps cut to them as the finalisation's
     repair cuts them (:func:`.repair.cut_to_caps`), and its value, when that value less what
@@ -568,7 +576,7 @@ def _interior_finish(point: InteriorPoint, weights: np.ndarray, cone: Cone,
 
 class _Finish:
     """``accept`` of an interior start's :func:`.block_ipm.interior_point`: the point is taken
-    when :func:`_interior_finish` takes it against the least certified bound
+    when :func:`interior_finish` takes it against the least certified bound
     (:func:`certified_bound`) of the points offered so far (:attr:`bound`); :attr:`found` is then
     its mechanism and value."""
 
@@ -579,7 +587,7 @@ class _Finish:
 
     def __call__(self, point: InteriorPoint) -> bool:
         self.bound = min(self.bound, certified_bound(point.multipliers, self.weights, self.cone))
-        self.found = _interior_finish(point, self.weights, self.cone, self.bound)
+        self.found = interior_finish(point, self.weights, self.cone, self.bound)
         return self.found is not None
 
 
@@ -608,7 +616,7 @@ def repair_cost(mechanism: np.ndarray, value: float, weights: np.ndarray, cone: 
         value - float(mass @ weights.sum(axis=0)))
 
 
-def _name(run: _Run) -> str:
+def solver_name(run: Run) -> str:
     if run.finished is not None:
         return "an interior point over every output, its point within the gap (no crossover)"
     if run.strategy is Strategy.ENTRIES:
@@ -619,18 +627,18 @@ def _name(run: _Run) -> str:
     return name + " from an interior point" if run.interior else name
 
 
-class _Run:
+class Run:
     """One search of the plan (:mod:`.plan`): its master, pricer and how it ended
     (:attr:`search`). An :data:`~.plan.Strategy.INTERIOR` run first finds an interior point over
     every output (:mod:`.block_ipm`) and ends there when that point is within the gap of its
-    certified bound (:func:`_interior_finish`), else starts from the outputs it uses, at the
+    certified bound (:func:`interior_finish`), else starts from the outputs it uses, at the
     basis of its crossover, with its certified bound."""
 
     def __init__(self, weights: np.ndarray, cone: Cone, strategy: Strategy) -> None:
         self.weights, self.cone, self.strategy = weights, cone, strategy
         self.interior = strategy is Strategy.INTERIOR
         if strategy is Strategy.ENTRIES:
-            self.master = EntryMaster(weights, cone, ~_uncapped(cone))
+            self.master = EntryMaster(weights, cone, ~uncapped(cone))
             self.pricer = EntryPricer(
                 self.master, lambda u, deadline: section_prices(u, weights, cone, deadline), GAP)
             self.master.add(self.pricer.first())
@@ -638,12 +646,12 @@ class _Run:
             # presolve only pays on the first solve of a small master: over every output it
             # costs more than it saves (tune_design_plan.py re-measures it)
             self.master = RestrictedMaster(weights, cone, presolve=strategy is not Strategy.DENSE)
-            self.pricer = _OutputPricer(weights, cone, self.master)
+            self.pricer = OutputPricer(weights, cone, self.master)
             if strategy is Strategy.SCALED:
                 self.master.add(self.pricer.first)
         self.search = Search(-math.inf, math.inf, Status.TIME_LIMIT, 0)
         self.central: np.ndarray | None = None  # an interior run's converged multipliers
-        #: an interior run's point as the mechanism and its value (:func:`_interior_finish`)
+        #: an interior run's point as the mechanism and its value (:func:`interior_finish`)
         self.finished: tuple[np.ndarray, float] | None = None
 
     def mechanism(self) -> np.ndarray:
@@ -665,7 +673,7 @@ class _Run:
         elif self.strategy is Strategy.DENSE:
             self.pricer.chosen[:] = True
             self.master.add(np.arange(self.weights.shape[0]))
-        if self.finished is not None:  # at the interior point (:func:`_interior_finish`)
+        if self.finished is not None:  # at the interior point (:func:`interior_finish`)
             value = self.finished[1]
             self.search = Search(value, max(fallback, value), Status.OPTIMAL, 1)
         else:
@@ -674,7 +682,7 @@ class _Run:
 
     def _start(self, deadline: float) -> float:
         """Start the master at an interior point (class docstring), or end there
-        (:attr:`finished`, :func:`_interior_finish`); returns the certified bound at its
+        (:attr:`finished`, :func:`interior_finish`); returns the certified bound at its
         multipliers; ``inf`` when the point did not reach :data:`INTERIOR_GAP`: the master then
         starts from the best single output, without HiGHS's scaling unless the deadline stopped
         the point."""

@@ -48,6 +48,11 @@ from .lift_pricing import CappedFamily, Priced, lift_utility, row_keys, xlogy
 from .set_vertices import SET_ENUMERATION_LIMIT, SetFamily, enumeration_size
 from .two_level import LdpFamily, RobustTwoLevelFamily
 
+__all__ = [
+    "DEFAULT_TIME_LIMIT", "MISearch", "search_mutual_information", "entropy_ceiling",
+    "generate_columns", "rounding_allowance"
+]
+
 #: Seconds allowed when ``time_limit=None``.
 DEFAULT_TIME_LIMIT = 30.0
 _DEADLINE_SHARE = 0.97
@@ -147,7 +152,7 @@ def search_mutual_information(prior: Any, eps: float, *, radius: float = 0.0,
     # (docs/extremal.md Sec. 3c), for the centre of a ball too, and I(X; Y) <= H(X):
     # certified bounds from the start
     ceiling = min(eps, entropy_ceiling(vector))
-    found = _column_generation(vector, families, search.deadline, ceiling, searched)
+    found = generate_columns(vector, families, search.deadline, ceiling, searched)
     return found if searched == eps else _at_smaller_budget(found, ceiling)
 
 
@@ -210,12 +215,12 @@ def _over_set(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
     owner = "the vertex set's " if prior_set.kind == "vertices" else "the box's "
     if size > SET_ENUMERATION_LIMIT and prior_set.kind == "box":  # one cap row: any N
         family = ConeLiftFamily(reference, feasible.cone())
-        return _column_generation(reference, [family], deadline, eps, eps, owner)
+        return generate_columns(reference, [family], deadline, eps, eps, owner)
     if size > SET_ENUMERATION_LIMIT:
         return _between_box_and_reference(prior_set, eps, budget)
     # the reference is in the set: every eps-PML mechanism for the set has I(X; Y) <= eps
     family = SetFamily(reference, feasible, deadline)
-    return _column_generation(reference, [family], deadline, eps, eps, owner)
+    return generate_columns(reference, [family], deadline, eps, eps, owner)
 
 
 def _between_box_and_reference(prior_set: PriorSet, eps: float, budget: Budget) -> MISearch:
@@ -250,8 +255,8 @@ def _between_box_and_reference(prior_set: PriorSet, eps: float, budget: Budget) 
         family = (SetFamily(reference, feasible, deadline)
                   if enumeration_size(reference.size, 1) <= SET_ENUMERATION_LIMIT
                   else ConeLiftFamily(reference, feasible.cone()))
-        boxed = _column_generation(reference, [family], deadline, eps, eps,
-                                   "the enclosing box's ")
+        boxed = generate_columns(reference, [family], deadline, eps, eps,
+                                 "the enclosing box's ")
         if best is None or boxed.utility > best.utility:
             best, how = boxed, boxed.method
     bound = max(relaxed.upper_bound, best.utility)  # the box's own bound is not the set's
@@ -285,8 +290,8 @@ def _method(prior: np.ndarray, families: list, owner: str = "") -> str:
     return f"column generation over {owner}lift vectors, pricing by {how} (N = {prior.size})"
 
 
-def _column_generation(prior: np.ndarray, families: list, deadline: float,
-                       ceiling: float, eps: float, owner: str = "") -> MISearch:
+def generate_columns(prior: np.ndarray, families: list, deadline: float,
+                     ceiling: float, eps: float, owner: str = "") -> MISearch:
     """Column generation (:mod:`.engine`) over the lift vectors of ``families``: master
     :class:`_LiftMaster`, pricing :class:`_LiftPricer`, certified bound ``ceiling`` to start;
     ``eps`` bounds every lift vector by ``e^eps`` (:func:`rounding_allowance`)."""

@@ -50,6 +50,11 @@ from .cone_pricing import bound as max_form_bound
 from .engine import Entering, column_generation
 from .linear_gain import RestrictedMaster, best_single_output, section_prices
 
+__all__ = [
+    "GAP", "FIRST", "BATCH", "GROWTH", "EXACT_CHUNK", "WIDEN", "SetOutputPricer",
+    "solve_set_outputs"
+]
+
 #: Relative gap at which the search stops.
 GAP = 1e-10
 #: Outputs of the first master: the best ones at ``u = 0``.
@@ -64,7 +69,7 @@ EXACT_CHUNK = 32
 WIDEN = 16.0
 
 
-class _Pricer:
+class SetOutputPricer:
     """The bounds of the module docstring for every output; entering, the outputs not in the
     master with a positive bound, the largest first."""
 
@@ -83,11 +88,11 @@ class _Pricer:
         self.master: RestrictedMaster | None = None
         self.chosen = np.zeros(n, dtype=bool)
         clock = time.monotonic()
-        best, one_prior = self._bounds(np.zeros(n), np.zeros((len(self.a), 0)))
-        self.start = best, self._certified(np.zeros(n), best, one_prior)
+        best, one_prior = self.bounds(np.zeros(n), np.zeros((len(self.a), 0)))
+        self.start = best, self.certified(np.zeros(n), best, one_prior)
         self.reserve = time.monotonic() - clock
 
-    def _lagrangian(self, reduced: np.ndarray, spread: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    def lagrangian(self, reduced: np.ndarray, spread: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """The Lagrangian bound on ``g_y`` at cap multipliers ``mu`` (one column per output of
         ``reduced``, or one for all) plus its rounding allowance, at least 0."""
         n = reduced.shape[0]
@@ -98,11 +103,11 @@ class _Pricer:
             spread + shift.sum(axis=0) + caps)
         return np.maximum(total + allowance, 0.0)
 
-    def _exact(self, reduced: np.ndarray, spread: np.ndarray, deadline: float) -> np.ndarray:
+    def exact(self, reduced: np.ndarray, spread: np.ndarray, deadline: float) -> np.ndarray:
         """``g_y`` of every column ``v`` of ``reduced`` at its best multipliers: the duals of
         ``max <v, c>`` over ``c in [0, 1]^N`` with ``<b_k, c> >= a_k`` (one LP per output, solved
         as one block LP by HiGHS until ``deadline``), whose Lagrangian bound is ``g_y`` by LP
-        duality; re-evaluated with its allowance (:meth:`_lagrangian`, valid at any
+        duality; re-evaluated with its allowance (:meth:`lagrangian`, valid at any
         multipliers, so HiGHS's accuracy does not matter), at ``mu = 0`` where HiGHS found
         none."""
         n, m = reduced.shape
@@ -121,23 +126,23 @@ class _Pricer:
         solver.run()
         duals = np.asarray(solver.getSolution().row_dual)
         if len(duals) != m * k or not np.isfinite(duals).all():
-            return self._lagrangian(reduced, spread, np.zeros((k, m)))
+            return self.lagrangian(reduced, spread, np.zeros((k, m)))
         # HiGHS minimises -<v, c>: the duals of the rows ">= a_k" are the multipliers (>= 0)
-        return self._lagrangian(reduced, spread, np.maximum(duals.reshape(m, k).T, 0.0))
+        return self.lagrangian(reduced, spread, np.maximum(duals.reshape(m, k).T, 0.0))
 
     def _reduced(self, duals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``W - u`` and per output a bound on ``sum_x |W_xy - u_x|`` (for the allowances)."""
         return self.weights - duals[:, None], self.column_size + np.abs(duals).sum()
 
-    def _bounds(self, duals: np.ndarray, caps: np.ndarray,
-                deadline: float = math.inf) -> tuple[np.ndarray, float]:
+    def bounds(self, duals: np.ndarray, caps: np.ndarray,
+               deadline: float = math.inf) -> tuple[np.ndarray, float]:
         """Per output an upper bound on ``g_y`` (module docstring), and the certified bound of
         the reference's section prices (``inf`` if ``deadline`` passes before they end)."""
         n, unit = self.weights.shape[0], np.finfo(float).eps
         reduced, spread = self._reduced(duals)
         best = np.full(n, math.inf)
         for mu in np.unique(caps.T, axis=0):
-            best = np.minimum(best, self._lagrangian(reduced, spread, mu))
+            best = np.minimum(best, self.lagrangian(reduced, spread, mu))
         prices = section_prices(duals, self.weights, self.cone, deadline)
         if prices is None:  # out of time: the Lagrangian bounds alone
             return best, math.inf
@@ -145,7 +150,7 @@ class _Pricer:
         best = np.minimum(best, np.maximum(prices + allowance, 0.0))
         return best, max_form_bound(duals, prices, self.weights, self.cone)
 
-    def _certified(self, duals: np.ndarray, best: np.ndarray, one_prior: float) -> float:
+    def certified(self, duals: np.ndarray, best: np.ndarray, one_prior: float) -> float:
         """The better of the capped form over ``best`` and the one-prior form (module
         docstring)."""
         n, unit = len(duals), np.finfo(float).eps
@@ -158,7 +163,7 @@ class _Pricer:
         return float(min(total_u + capped * (1.0 + n * unit), one_prior))
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
-        best, one_prior = self._bounds(duals, self.master.cap_duals(), deadline)
+        best, one_prior = self.bounds(duals, self.master.cap_duals(), deadline)
         tolerance = GAP * scale(value)
         batch = max(BATCH, math.ceil(GROWTH * self.chosen.sum()))
         # the outputs still in doubt, the most promising first, priced exactly a chunk at a time
@@ -171,11 +176,11 @@ class _Pricer:
                 break
             part = doubt[first:first + EXACT_CHUNK]
             best[part] = np.minimum(best[part],
-                                    self._exact(reduced[:, part], spread[part], deadline))
+                                    self.exact(reduced[:, part], spread[part], deadline))
             entering.extend(part[best[part] > tolerance])
         entering = np.array(sorted(entering, key=lambda y: -best[y])[:batch], dtype=int)
         self.chosen[entering] = True
-        return Entering(entering, self._certified(duals, best, one_prior))
+        return Entering(entering, self.certified(duals, best, one_prior))
 
 
 def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.ndarray,
@@ -204,7 +209,7 @@ def solve_set_outputs(weights: np.ndarray, feasible: FeasibleSet, reference: np.
     if (feasible.d != 0).any():
         raise ValueError("solve_set_outputs: cap rows with a min-term (d > 0) are not covered")
     deadline = as_budget(budget).deadline
-    pricer = _Pricer(weights, feasible, reference)
+    pricer = SetOutputPricer(weights, feasible, reference)
     per_output, upper = pricer.start
     first = np.argsort(-per_output, kind="stable")[:FIRST]
     pricer.chosen[first] = True
