@@ -10,7 +10,7 @@ import sys
 import click
 import pytest
 
-from pmldesign.cli.main import _COMMANDS, cli
+from pmldesign.cli.main import COMMANDS, cli
 
 _HELP = ("import json, sys\nfrom pmldesign.cli.main import main\nsys.argv = ['pmldesign', {args}]\n"
          "try:\n    main()\nexcept SystemExit:\n    pass\n"
@@ -31,7 +31,7 @@ def _modules_after(*args: str) -> set[str]:
 def test_help_loads_no_numerics_and_no_subcommand():
     loaded = _modules_after("--help")
     assert {m for m in loaded if m.split(".")[0] in NUMERIC} == set()
-    commands = {f"pmldesign.cli.{module}" for module, _, _ in _COMMANDS.values()}
+    commands = {f"pmldesign.cli.{module}" for module, _, _ in COMMANDS.values()}
     assert loaded & commands == set()
 
 
@@ -47,7 +47,7 @@ def test_listed_help_is_the_commands_own(width):
     cli.format_commands(ctx, ours)
     click.Group.format_commands(cli, ctx, clicks)
     assert ours.getvalue() == clicks.getvalue()
-    assert set(cli.list_commands(ctx)) == set(_COMMANDS)
+    assert set(cli.list_commands(ctx)) == set(COMMANDS)
 
 
 def test_every_loaded_command_takes_quiet():

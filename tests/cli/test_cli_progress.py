@@ -28,9 +28,11 @@ def spinners(monkeypatch):
     log: list = []
     monkeypatch.setattr(_io, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(_io, "stderr_is_terminal", lambda: True)
-    monkeypatch.setattr(_io, "_spinner", lambda message: _Spinner(log, message))
-    monkeypatch.setitem(_quiet._state, "quiet", False)
-    return log
+    monkeypatch.setattr(_io, "new_spinner", lambda message: _Spinner(log, message))
+    quiet = _quiet.is_quiet()
+    _quiet.set_quiet(False)
+    yield log
+    _quiet.set_quiet(quiet)
 
 
 DESIGN = ["design", "--prior", "0.4,0.3,0.2,0.1", "--eps", "0.5"]

@@ -240,14 +240,14 @@ def test_batched_point_certificates_equal_each_points_own(seed, n, m, k):
     """The box's certificate at its extreme points is computed for all of them at once; it
     must be bit for bit each point's own fixed-prior certificate (so certifying a point, as a
     user would, never reports more than the set)."""
-    from pmldesign.leakage.measures import _leakage, _leakage_worst
+    from pmldesign.leakage.measures import leakage_and_outputs, leakage_worst
 
     rng = np.random.default_rng(seed)
     mechanism = rng.random((n, m)) ** rng.choice([1, 8, 30])
     mechanism[rng.random((n, m)) < 0.2] = 0.0
     points = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0])), size=k) + 1e-12
-    expected = np.fmax.reduce([_leakage(mechanism, q)[0] for q in points])
-    assert np.array_equal(_leakage_worst(mechanism, points), expected, equal_nan=True)
+    expected = np.fmax.reduce([leakage_and_outputs(mechanism, q)[0] for q in points])
+    assert np.array_equal(leakage_worst(mechanism, points), expected, equal_nan=True)
 
 
 # -- mutual information over a box at any N: the cone-lift pricing (cone_lifts) ----------------
@@ -303,15 +303,15 @@ def test_cone_lift_bound_holds_against_the_enumerated_vertices(seed, n, share, e
 def test_cone_lift_column_generation_matches_enumeration(n):
     """Column generation over the cone-lift family (forced at small N) reaches the optimum of
     the enumerated family within its certified gap, and its bound is never below it."""
-    from pmldesign.design.search.mutual_information import _column_generation
+    from pmldesign.design.search.mutual_information import generate_columns
 
     rng = np.random.default_rng(n)
     lower = rng.dirichlet(np.ones(n)) * 0.7
     prior_set, family, exact = _box_family(lower, 1.0)
     import time
 
-    best = _column_generation(prior_set.reference, [exact], time.monotonic() + 60, 1.0, 1.0)
-    found = _column_generation(prior_set.reference, [family], time.monotonic() + 8, 1.0, 1.0)
+    best = generate_columns(prior_set.reference, [exact], time.monotonic() + 60, 1.0, 1.0)
+    found = generate_columns(prior_set.reference, [family], time.monotonic() + 8, 1.0, 1.0)
     assert best.exact
     assert found.utility <= best.utility + 1e-9
     assert found.upper_bound >= best.utility - 1e-9
@@ -357,7 +357,7 @@ def test_box_point_certificates_are_covered_in_linear_time(seed, n, m, share):
     assert np.all(reported[used] >= own[used])
     certified = pml.certify(mechanism, prior_set).worst_case_epsilon
     assert certified >= np.nanmax(own)
-    from pmldesign.leakage.measures import _leakage_above_points
+    from pmldesign.leakage.measures import leakage_above_points
 
     points = prior_set.extreme_points()
     totals = np.array([math.fsum(q) for q in points])
@@ -365,8 +365,8 @@ def test_box_point_certificates_are_covered_in_linear_time(seed, n, m, share):
     assert np.array_equal(prior_set._box_peaks, np.diag(points))
     assert prior_set._box_total == np.nextafter(totals, 2.0).max()
     assert prior_set._box_total >= max(sum(map(Fraction, q.tolist())) for q in points)
-    above = _leakage_above_points(mechanism, lower, np.diag(points),
-                                  float(np.nextafter(totals, 2.0).max()))
+    above = leakage_above_points(mechanism, lower, np.diag(points),
+                                 float(np.nextafter(totals, 2.0).max()))
     finite = used & np.isfinite(own)
     assert np.all(above[finite] >= own[finite])
     assert np.all(above[finite] - own[finite] <= 1e-12 * np.maximum(1.0, np.abs(own[finite])))

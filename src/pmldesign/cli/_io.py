@@ -272,7 +272,7 @@ def stderr_is_terminal() -> bool:
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 
-def _spinner(message: str):
+def new_spinner(message: str):
     """A rich spinner on stderr, not yet started."""
     return _stderr_console().status(message)
 
@@ -285,7 +285,7 @@ def working(message: str, as_json: bool = False):
     if is_quiet() or as_json or not stderr_is_terminal():
         yield
         return
-    spinner, lock, state = _spinner(message), threading.Lock(), {"done": False, "shown": False}
+    spinner, lock, state = new_spinner(message), threading.Lock(), {"done": False, "shown": False}
 
     def show() -> None:
         with lock:

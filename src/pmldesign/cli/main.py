@@ -2,7 +2,7 @@
 
 Every command and subcommand takes ``-q/--quiet`` (added here, so new subcommands get it too).
 
-Each subcommand lives in its own module of this package and is registered in ``_COMMANDS``;
+Each subcommand lives in its own module of this package and is registered in ``COMMANDS``;
 its module (numpy, and the numerics it loads) is imported only when the subcommand is used.
 """
 
@@ -16,11 +16,15 @@ import click
 
 from . import _guard, _options
 
+__all__ = [
+    "COMMANDS", "cli", "main"
+]
+
 #: Every subcommand: its name -> (module, command attribute, the first paragraph of its help).
 #: ``pmldesign --help`` lists the commands from this table without importing their modules
 #: (numpy and the numerics they load); tests/cli/test_cli_lazy.py checks the text against each
 #: command's own help.
-_COMMANDS = {
+COMMANDS = {
     "certify": ("certify", "certify_command",
                 "Certify MECHANISM (labelled .json from design, CSV, .npy or JSON list of rows)."),
     "rr": ("rr", "rr_command",
@@ -55,27 +59,27 @@ class _Commands(Mapping):
 
     def __getitem__(self, name: str) -> click.Command:
         if name not in self._loaded:
-            module, attribute, _ = _COMMANDS[name]
+            module, attribute, _ = COMMANDS[name]
             command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
             _options.add_quiet(command)
             self._loaded[name] = command
         return self._loaded[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_COMMANDS)
+        return iter(COMMANDS)
 
     def __len__(self) -> int:
-        return len(_COMMANDS)
+        return len(COMMANDS)
 
 
 class _LazyGroup(click.Group):
-    """click's group over :class:`_Commands`: its help lists the commands from ``_COMMANDS``,
+    """click's group over :class:`_Commands`: its help lists the commands from ``COMMANDS``,
     and a subcommand runs with numpy's floating-point warnings off (results are validated)."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # click.Group.format_commands, each command's text shortened by click from the table
-        limit = formatter.width - 6 - max(map(len, _COMMANDS))
-        rows = [(name, click.Command(name, help=_COMMANDS[name][2]).get_short_help_str(limit))
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
                 for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
+__all__ = [
+    "output_distribution", "leakage_and_outputs", "leakage_worst", "leakage_above_points",
+    "PRODUCT_ROWS", "leakage", "epsilon_min", "tail_probability", "ldp_epsilon",
+    "mutual_information", "mutual_information_terms"
+]
+
 def output_distribution(mechanism: ArrayLike, prior: ArrayLike) -> np.ndarray:
     """Output marginal ``P_Y = prior @ mechanism`` (003 Sec. II, ``P_Y = P_{Y|X} o P_X``).
 
@@ -32,7 +38,7 @@ def output_distribution(mechanism: ArrayLike, prior: ArrayLike) -> np.ndarray:
     return vector @ matrix
 
 
-def _leakage(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def leakage_and_outputs(matrix: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-output leakage, rounded up, and P_Y on validated arrays (nan for unused outputs).
 
     ``log(S / sum_x p_x col_x / max col)``, ``S = sum p``: an upper bound of the exact leakage
@@ -53,7 +59,7 @@ def _totals(vector: np.ndarray) -> tuple[float, float]:
 
 def _leakage_block(columns: rounding.ColumnBlock, vector: np.ndarray, total: float,
                    ceiling: float) -> np.ndarray:
-    """The values of :func:`_leakage` for a block of columns (``total``, ``ceiling``:
+    """The values of :func:`leakage_and_outputs` for a block of columns (``total``, ``ceiling``:
     :func:`_totals`).
 
     At most ``ceiling`` (:func:`.regions.epsilon_max`), itself an upper bound of every output's
@@ -70,19 +76,19 @@ def _leakage_block(columns: rounding.ColumnBlock, vector: np.ndarray, total: flo
     return values
 
 
-def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
-                   totals: np.ndarray | None = None) -> np.ndarray:
-    """Per output, the largest of :func:`_leakage` over the priors in the rows of ``vectors``
-    (k x N), each computed by :func:`_leakage_block` (so the result is each prior's own
-    certificate, bit for bit). ``totals``: the rows' sums rounded up
+def leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
+                  totals: np.ndarray | None = None) -> np.ndarray:
+    """Per output, the largest of :func:`leakage_and_outputs` over the priors in the rows of
+    ``vectors`` (k x N), each computed by :func:`_leakage_block` (so the result is each prior's
+    own certificate, bit for bit). ``totals``: the rows' sums rounded up
     (:func:`.rounding.total_bounds`), if known.
 
     Examples
     --------
     >>> m = np.array([[0.75, 0.25], [0.25, 0.75]])
     >>> q = np.array([[0.3, 0.7], [0.5, 0.5]])
-    >>> bool(np.array_equal(_leakage_worst(m, q), np.fmax(_leakage(m, q[0])[0],
-    ...                                                    _leakage(m, q[1])[0])))
+    >>> bool(np.array_equal(leakage_worst(m, q), np.fmax(leakage_and_outputs(m, q[0])[0],
+    ...                                                  leakage_and_outputs(m, q[1])[0])))
     True
     """
     if totals is None:
@@ -93,21 +99,21 @@ def _leakage_worst(matrix: np.ndarray, vectors: np.ndarray,
 
 def _leakage_worst_block(columns: rounding.ColumnBlock, vectors: np.ndarray,
                          totals: np.ndarray) -> np.ndarray:
-    """:func:`_leakage_worst` on a block of columns."""
+    """:func:`leakage_worst` on a block of columns."""
     values = [_leakage_block(columns, vector, total, regions._epsilon_max(vector))
               for vector, total in zip(vectors, totals, strict=True)]
     return np.fmax.reduce(values)
 
 
-def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarray,
-                          total: float) -> np.ndarray:
-    """Per output, a float at least :func:`_leakage` at every prior ``q_i`` that is ``lower``
-    with entry i raised to ``peaks[i] >= lower[i]`` (a box's extreme points as floats; ``total``
-    at least each one's exact sum), in O(N M) instead of O(N^2 M).
+def leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarray,
+                         total: float) -> np.ndarray:
+    """Per output, a float at least :func:`leakage_and_outputs` at every prior ``q_i`` that is
+    ``lower`` with entry i raised to ``peaks[i] >= lower[i]`` (a box's extreme points as floats;
+    ``total`` at least each one's exact sum), in O(N M) instead of O(N^2 M).
 
     Proof. With ``c`` the scaled columns (:func:`.rounding.scaled_columns`, floats read
     exactly) the exact mass is ``E_i = <lower, c> + (peaks[i] - lower[i]) c_i``; every term below
-    is rounded towards 0, so ``E_low <= E_i``. :func:`_leakage` sums the n products of
+    is rounded towards 0, so ``E_low <= E_i``. :func:`leakage_and_outputs` sums the n products of
     ``q_i c`` in floats: ``T_i >= E_i (1 - gamma_n) - 2 n eta`` (:mod:`.rounding`), so
     ``T_low = down(down(E_low (1 - 2 (n + 1) u')) - 2 n eta) <= T_i`` (``u' = 2^-52``). Its
     lower mass ``down(down(T - 2 n eta) s)`` and the logarithm of ``total / mass`` are monotone,
@@ -123,7 +129,7 @@ def _leakage_above_points(matrix: np.ndarray, lower: np.ndarray, peaks: np.ndarr
     >>> low, top = np.array([0.3, 0.5]), np.array([0.5, 0.7])
     >>> q = np.array([[0.5, 0.5], [0.3, 0.7]])
     >>> tot = np.array([rounding.total_bounds(row)[1] for row in q])
-    >>> bool(np.all(_leakage_above_points(m, low, top, tot.max()) >= _leakage_worst(m, q, tot)))
+    >>> bool(np.all(leakage_above_points(m, low, top, tot.max()) >= leakage_worst(m, q, tot)))
     True
     """
     values = []
@@ -158,7 +164,7 @@ def _smallest_products(raise_: np.ndarray, scaled: np.ndarray) -> np.ndarray:
 def _leakage_above_points_block(columns: rounding.ColumnBlock, lower: np.ndarray,
                                 peaks: np.ndarray, total: float,
                                 base: np.ndarray) -> np.ndarray:
-    """:func:`_leakage_above_points` on a block of columns; ``base``: a float ``<= <lower, c>``
+    """:func:`leakage_above_points` on a block of columns; ``base``: a float ``<= <lower, c>``
     (:func:`.rounding.dot_lower`)."""
     down, n = rounding.down, lower.shape[0]
     shrink = 1.0 - (n + 1) * rounding.TWO_U
@@ -202,7 +208,7 @@ def leakage(mechanism: ArrayLike, prior: ArrayLike) -> np.ndarray:
     True
     """
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
-    return _leakage(matrix, vector)[0]
+    return leakage_and_outputs(matrix, vector)[0]
 
 
 def epsilon_min(mechanism: ArrayLike, prior: ArrayLike) -> float:
@@ -221,7 +227,7 @@ def epsilon_min(mechanism: ArrayLike, prior: ArrayLike) -> float:
 
 
 def _epsilon_min(matrix: np.ndarray, vector: np.ndarray) -> float:
-    values = _leakage(matrix, vector)[0]
+    values = leakage_and_outputs(matrix, vector)[0]
     return max(0.0, float(np.nanmax(values)))
 
 
@@ -242,7 +248,7 @@ def tail_probability(mechanism: ArrayLike, prior: ArrayLike, eps: float) -> floa
     """
     matrix, vector = as_mechanism_and_prior(mechanism, prior)
     eps = as_nonnegative(eps, "eps", allow_inf=True)
-    values, _ = _leakage(matrix, vector)
+    values, _ = leakage_and_outputs(matrix, vector)
     exceed = np.nan_to_num(values, nan=-np.inf) > eps
     if not exceed.any():
         return 0.0
@@ -339,8 +345,8 @@ def _information(vector: np.ndarray, rows: np.ndarray, peak: np.ndarray,
 
 def _figures(matrix: np.ndarray, vector: np.ndarray, worst_case=None):
     """Every float figure of a certificate in one pass over blocks of columns: per-output
-    leakage (:func:`_leakage`), ``P_Y``, the LDP epsilon (:func:`_ldp_epsilon`), the mutual
-    information (:func:`_mutual_information`) and, with ``worst_case`` (a function of a
+    leakage (:func:`leakage_and_outputs`), ``P_Y``, the LDP epsilon (:func:`_ldp_epsilon`), the
+    mutual information (:func:`_mutual_information`) and, with ``worst_case`` (a function of a
     :class:`.rounding.ColumnBlock` giving its outputs' worst-case leakage over a set of priors),
     that per output (else None). Each figure is computed by the same block functions as alone,
     so it is the same float.
