@@ -220,15 +220,17 @@ def _design(prior: Any, eps: float, radius: float, utility: str | None, gain: An
     warn_at_eps_max(eps, prior_set.epsilon_max, "the unconstrained optimum (mutual information: "
                     "the identity)", stacklevel=4)
     if kind == "estimation" or weights is not None:
-        result = _estimation(prior_set, eps, False, kind, weights, as_time_limit(time_limit))
+        result = _estimation(prior_set, eps, False, kind, weights,
+                             Budget.of(as_time_limit(time_limit)))
     else:
         result = _solve_set(prior_set, eps, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, prior_set.radius or 0.0)
 
 
 def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, weights: Any,
-                time_limit: float | None, prior: np.ndarray | None = None) -> DesignResult:
-    """``utility="estimation"`` over ``prior_set`` (or eps-LDP under ``prior``)."""
+                budget: Budget, prior: np.ndarray | None = None) -> DesignResult:
+    """``utility="estimation"`` over ``prior_set`` (or eps-LDP under ``prior``), within
+    ``budget``."""
     from .estimation import as_weights, solve_estimation
 
     if kind != "estimation":
@@ -236,7 +238,7 @@ def _estimation(prior_set: PriorSet | None, eps: float, ldp: bool, kind: str, we
     start = time.perf_counter()
     reference = prior if ldp else prior_set.reference
     found = solve_estimation(prior_set, reference, eps, ldp=ldp,
-                             weights=as_weights(weights, reference.size), time_limit=time_limit)
+                             weights=as_weights(weights, reference.size), budget=budget)
     return design_result(found.mechanism, -found.mse, -found.mse_lower_bound, found.method,
                          start, found.epsilon, found.repair, found.status, "estimation")
 
@@ -448,7 +450,8 @@ def design_ldp(prior: PriorLike, eps: float, *, utility: str | None = None,
     eps = as_nonnegative(eps, "eps")
     kind, matrix = objective(utility, gain, vector.shape[0])
     if kind == "estimation" or weights is not None:
-        result = _estimation(None, eps, True, kind, weights, as_time_limit(time_limit), vector)
+        result = _estimation(None, eps, True, kind, weights, Budget.of(as_time_limit(time_limit)),
+                             vector)
     else:
         result = _solve(vector, eps, 0.0, True, matrix, as_time_limit(time_limit))
     return _labelled(result, prior, kind, eps, 0.0)

@@ -24,6 +24,8 @@ class Budget:
     >>> b = Budget.of(10.0)
     >>> 0 < b.share(0.5).remaining() <= 5.0 <= b.remaining() <= 10.0
     True
+    >>> Budget.of(None).now(), b.now() > 0
+    (0.0, True)
     """
 
     deadline: float = math.inf
@@ -53,6 +55,12 @@ class Budget:
     def seconds(self) -> float | None:
         """:meth:`remaining`, ``None`` without a limit (for solvers that take ``None``)."""
         return self.remaining() if self.limited else None
+
+    def now(self) -> float:
+        """``time.monotonic()`` under a limit, 0 without one: a duration measured with it (e.g. a
+        step's cost, kept in reserve for the next one) only rations the limit, and is 0 when
+        there is none."""
+        return time.monotonic() if self.limited else 0.0
 
     def expired(self) -> bool:
         """Whether the limit has passed (never without one)."""

@@ -12,7 +12,6 @@ proofs: docs/estimation-utility.md.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from ..._errors import InvalidInputError, SolverError
 from ...uncertainty.prior_set import PriorSet
+from ..budget import UNLIMITED, Budget
 from ..math.feasible import FeasibleSet
 from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, column_generation
@@ -93,9 +93,11 @@ def identity_floor(prior: np.ndarray, weights: np.ndarray) -> float:
 
 def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, *,
                      ldp: bool = False, weights: np.ndarray,
-                     time_limit: float | None = None) -> Estimation:
+                     budget: Budget = UNLIMITED) -> Estimation:
     """The eps-PML design (over ``prior_set``, or eps-LDP with ``ldp``) of least
-    ``tr(W F^-1) - p^T W p`` under the utility prior ``prior`` (the set's reference).
+    ``tr(W F^-1) - p^T W p`` under the utility prior ``prior`` (the set's reference), within
+    ``budget`` (the search, the vertex enumeration, the pricing and the finalisation share its
+    one deadline).
 
     The identity when it is certified at eps (eps at least the set's eps_max): it attains the
     universal bound :func:`identity_floor`. Otherwise column generation over the vertex table
@@ -116,13 +118,11 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
         raise InvalidInputError(
             "eps: the estimation utility needs eps > 0 (at eps = 0 every mechanism is "
             "output-independent and no share can be estimated)")
-    start = time.monotonic()
-    deadline = math.inf if time_limit is None else start + time_limit
     n = len(prior)
     floor = identity_floor(prior, weights)
 
     def finish(raw: np.ndarray, lowest: float, method: str, status: str) -> Estimation:
-        final = _finalize(raw, prior_set, prior, eps, ldp, weights, deadline)
+        final = _finalize(raw, prior_set, prior, eps, ldp, weights, budget)
         value = mse_ceiling(final.mechanism, prior, weights)
         square = float(prior @ (weights * prior)) * (1.0 + gamma(2 * n + 4))
         low = float(np.nextafter(max(lowest, floor) - square - 4 * _UNIT * max(lowest, floor),
@@ -146,14 +146,14 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
                 f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
                 "is searched beyond it)")
-        return finish(*_search(prior, eps, weights, feasible, deadline))
+        return finish(*_search(prior, eps, weights, feasible, budget))
     # small dense solves: one BLAS thread (two took 5-30x longer on a shared 2-core machine,
     # N = 12: 3.0 s against 0.6 s); threadpoolctl acts on the whole process meanwhile
     with threadpool_limits(limits=1, user_api="blas"):
-        table, complete = vertex_table(prior, feasible, deadline)
-        master = FisherMaster(_initial(table, feasible, prior), weights)
+        table, complete = vertex_table(prior, feasible, budget.deadline)
+        master = FisherMaster(_initial(table, feasible, prior), weights, budget)
         pricer = TablePricer(table, weights, master)
-        search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+        search = column_generation(master, pricer, budget.deadline, math.inf, TOLERANCE,
                                    relative=True, enough=CLOSE)
     lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
     method = (f"column generation over {len(table)} vertex columns ({search.rounds} rounds, "
@@ -162,16 +162,16 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
 
 
 def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
-            deadline: float) -> tuple[np.ndarray, float, str, str]:
+            budget: Budget) -> tuple[np.ndarray, float, str, str]:
     """A fixed prior beyond the enumeration: column generation with the local-search pricing
     of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
     ``(raw, lower bound on tr(W F^-1), method, status)``."""
     with threadpool_limits(limits=1, user_api="blas"):
-        master = FisherMaster(_initial(None, feasible, prior), weights)
+        master = FisherMaster(_initial(None, feasible, prior), weights, budget)
         pricer = BranchPricer(prior, eps, weights, master,
                               CappedPricer(prior, eps, weights, master))
         try:
-            search = column_generation(master, pricer, deadline, math.inf, TOLERANCE,
+            search = column_generation(master, pricer, budget.deadline, math.inf, TOLERANCE,
                                        relative=True, enough=CLOSE)
             status, note = search.status, f"{search.rounds} rounds"
         except SolverError as error:  # a master that stops converging: its last design
@@ -206,13 +206,13 @@ def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray)
 
 
 def _finalize(raw: np.ndarray, prior_set: PriorSet | None, prior: np.ndarray, eps: float,
-              ldp: bool, weights: np.ndarray, deadline: float) -> Finalized:
+              ldp: bool, weights: np.ndarray, budget: Budget) -> Finalized:
     """The one finalisation (:func:`.repair.finalize`) under the design's guarantee, scored by
     minus the MSE."""
     def score(mechanism: np.ndarray) -> float:
         return -mse(mechanism, prior, weights)
 
-    limit = None if math.isinf(deadline) else deadline
+    limit = budget.end()
     if ldp:
         return finalize(raw, prior, eps, ldp=True, score=score, deadline=limit)
     if prior_set.kind == "ball":

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..budget import UNLIMITED, Budget
 from ..search.engine import Entering
 from .bound import lower_bound
 from .fisher import _UNIT, gamma
@@ -190,10 +190,10 @@ class Ceiling:
     complete: bool
 
 
-def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
+def ceiling(reduced: Reduced, target: float, budget: Budget = UNLIMITED,
             stop_above: float = math.inf, nodes: int = NODES) -> Ceiling:
     """Branch and bound of the module docstring down to ``target`` (a ceiling on
-    ``max_L phi``): stops early at ``deadline``, after ``nodes`` nodes, or once a point
+    ``max_L phi``): stops early once ``budget`` is spent, after ``nodes`` nodes, or once a point
     of L with ``psi~`` above ``stop_above`` is found (the ceiling is then that of the nodes
     left open)."""
     r = reduced
@@ -207,7 +207,7 @@ def ceiling(reduced: Reduced, target: float, deadline: float = math.inf,
         top = -heap[0][0]
         if top <= goal:
             break
-        if count >= nodes or time.monotonic() >= deadline or highest > stop_above:
+        if count >= nodes or budget.expired() or highest > stop_above:
             break
         _, _, low, high, y0 = heapq.heappop(heap)
         i = int(np.argmax(r.diagonal * (y0 - low) * (high - y0) + 1e-300 * (high - low)))
@@ -369,7 +369,8 @@ class BranchPricer:
         if reduced is None:
             return self.local.price(duals, value, deadline)
         target = TARGET * abs(value)
-        result = ceiling(reduced, target, deadline, stop_above=target)
+        # the engine's deadline is the design's budget, as a time
+        result = ceiling(reduced, target, Budget(deadline), stop_above=target)
         self.nodes += result.nodes
         self.lowest = max(self.lowest, lower_bound(inverse, duals, self.weights, result.peak))
         if result.complete:

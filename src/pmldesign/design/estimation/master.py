@@ -19,11 +19,11 @@ engine maximises, so the utility of a design is minus its ``tr(W F^-1)``.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
 from ..._errors import SolverError
+from ..budget import UNLIMITED, Budget
 from .fisher import _inverse
 
 #: Newton steps at most per solve.
@@ -47,7 +47,8 @@ _CENTERING = 0.1
 
 
 class FisherMaster:
-    """Primal-dual interior point for the restricted master (module docstring).
+    """Primal-dual interior point for the restricted master (module docstring), its solves
+    timed against ``budget`` (:attr:`reserve`).
 
     Examples
     --------
@@ -59,9 +60,11 @@ class FisherMaster:
     (True, 2.5, [[0.75, 0.25], [0.25, 0.75]])
     """
 
-    def __init__(self, columns: np.ndarray, weights: np.ndarray) -> None:
+    def __init__(self, columns: np.ndarray, weights: np.ndarray,
+                 budget: Budget = UNLIMITED) -> None:
         self.columns = np.array(columns, dtype=float)
         self.weights = weights
+        self.budget = budget
         self.t = np.full(len(self.columns), 1.0 / len(self.columns))
         self.reserve = 0.0
         self.value = -math.inf
@@ -81,10 +84,11 @@ class FisherMaster:
 
     def solve(self, seconds: float | None) -> bool:
         """Solve to :data:`_ACCURACY`; the time limit is not read (a solve of a few hundred
-        columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop).
+        columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop, timed on
+        the budget's clock: 0 without a limit).
         :class:`SolverError` when the columns do not span R^N or the steps do not converge,
         from the warm start and again from equal weights."""
-        clock = time.monotonic()
+        clock = self.budget.now()
         try:
             solution = _interior_point(self.columns, self.weights, self.t)
         except SolverError:
@@ -94,7 +98,7 @@ class FisherMaster:
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
-        self.reserve = 2.0 * (time.monotonic() - clock)
+        self.reserve = 2.0 * (self.budget.now() - clock)
         self.solved = (self.columns, self.t)
         return True
 
