@@ -25,6 +25,7 @@ from scipy.optimize import linprog
 
 import pmldesign as pml
 from pmldesign.design.math.feasible import FeasibleSet
+from tests import fake_clock
 from tests.conftest import random_prior
 
 set_outputs = importlib.import_module("pmldesign.design.search.set_outputs")
@@ -254,6 +255,9 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
                 "the search (stand-in)")
 
     monkeypatch.setattr(api, "_vertex_search", lagging)
+    # a test clock a microsecond per read: the limit switches the runs' design on but never
+    # runs out (60 million reads), so the runs' design ends as it would with no limit
+    fake_clock.install(monkeypatch, tick=1e-6)
     gain = _gain("abs", n, np.random.default_rng(0))
     result = pml.design(prior_set, eps, gain=gain, time_limit=60)
     assert "runs of consecutive inputs" in result.method and result.status == "time limit"
