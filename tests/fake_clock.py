@@ -2,8 +2,10 @@
 
 The searches read ``time.monotonic()`` for their deadlines (a :class:`Budget` and the loops
 below it). :func:`install` replaces it by a :class:`Clock` whose time moves only when the test
-says so: by :meth:`Clock.sleep` (in place of ``time.sleep``) and by ``tick`` seconds at every read. A time limit of ``L``
-then runs out after about ``L / tick`` reads of the clock, on any machine and under any load.
+says so: by :meth:`Clock.sleep` (in place of ``time.sleep``) and by ``tick`` seconds at every
+read. A time limit of ``L`` then runs out after about ``L / tick`` reads of the clock, on any
+machine and under any load. HiGHS keeps its own clock: a limit handed to it is in these
+seconds, so a test keeps the limit of a solve it needs finished far above its real time.
 """
 
 from __future__ import annotations
