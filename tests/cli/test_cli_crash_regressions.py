@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -14,20 +13,19 @@ from pmldesign.cli.main import main
 
 
 def run(argv, capsys):
-    start = time.perf_counter()
     with pytest.raises(SystemExit) as exit_info:
         main([str(a) for a in argv])
     out = capsys.readouterr()
-    return exit_info.value.code, out.out, out.err, time.perf_counter() - start
+    return exit_info.value.code, out.out, out.err
 
 
 def refused(argv, capsys, fragment: str) -> str:
-    code, _, err, seconds = run(argv, capsys)
+    code, out, err = run(argv, capsys)
     lines = err.strip().splitlines()
     assert code == 2, err
     assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
     assert fragment in lines[0], lines[0]
-    assert seconds < 30
+    assert out == ""  # refused before any work that prints
     return lines[0]
 
 
@@ -54,9 +52,12 @@ def test_design_from_samples_subnormal_eps_and_delta(files, capsys):
     eps > 0 is reachable over it); the ball's refusal is pinned through the API."""
     import pmldesign as pml
 
-    code, _, err, seconds = run(["design", "--samples", files["samples"], "--target-eps",
-                                 "1e-320", "--delta", "1e-320"], capsys)
-    assert code == 0 and "Traceback" not in err and seconds < 30, err
+    document = files["dir"] / "subnormal.json"
+    code, _, err = run(["design", "--samples", files["samples"], "--target-eps", "1e-320",
+                        "--delta", "1e-320", "-o", document], capsys)
+    assert code == 0 and "Traceback" not in err, err
+    # at eps ~ 0 the answer is the constant mechanism
+    assert json.loads(document.read_text())["matrix"] == [[1.0]] * 4
     samples = np.loadtxt(files["samples"], dtype=int)
     with pytest.raises(pml.InvalidInputError, match="no number of samples suffices") as info:
         pml.design_from_samples(samples, 1e-320, 1e-320, kind="ball")
@@ -73,26 +74,32 @@ def test_calibrate_subnormal_target(capsys):
 @pytest.mark.parametrize("eps", ["1e308", "710"])
 def test_calibrate_huge_target_has_a_design_eps(eps, capsys):
     """OverflowError: e^T in eq. (13) of 003; log(e^T / (1 + beta e^T / 2)) -> -log(beta / 2)."""
-    code, out, err, _ = run(["calibrate", "--target-eps", eps, "--delta", "1e-6",
+    code, out, err = run(["calibrate", "--target-eps", eps, "--delta", "1e-6",
                              "--n-samples", "10000", "--alphabet-size", "4", "--json"], capsys)
     assert code == 0, err
     data = json.loads(out)
     assert data["design_epsilon"] == pytest.approx(-math.log(data["radius"] / 2))
 
 
-def test_binary_gaussian_subnormal_eps_answers_fast(files, capsys):
-    """Ran for minutes (the bisection's constants overflowed): now delta_1 = 1, certified."""
-    code, out, err, seconds = run(["binary", "gaussian", "--sigma", "1.5", "--samples",
-                                   files["bits"], "--eps", "1e-320", "--json"], capsys)
+def test_binary_gaussian_subnormal_eps_answers_fast(files, capsys, monkeypatch):
+    """Ran for minutes (the bisection's constants overflowed): now delta_1 = 1, certified in
+    closed form, the bisection never entered."""
+    from pmldesign.additive import gaussian
+
+    def bisection(*args):
+        raise AssertionError("the bisection ran at a subnormal eps")
+
+    monkeypatch.setattr(gaussian.HalflineModel, "supremum", bisection)
+    code, out, err = run(["binary", "gaussian", "--sigma", "1.5", "--samples", files["bits"],
+                          "--eps", "1e-320", "--json"], capsys)
     assert code == 0, err
-    assert seconds < 20
     assert json.loads(out)["curve"][0]["delta1"] == 1.0
 
 
 def test_binary_gaussian_huge_eps(files, capsys):
     """OverflowError: e^eps in eps* = eps - log(1 - radius e^eps / 2) of 003; the guarantee
     holds at eps itself (delta_1 is a supremum over the ball), so eps* = eps."""
-    code, out, err, _ = run(["binary", "gaussian", "--sigma", "1.5", "--samples", files["bits"],
+    code, out, err = run(["binary", "gaussian", "--sigma", "1.5", "--samples", files["bits"],
                              "--eps", "1e308", "--json"], capsys)
     assert code == 0, err
     row = json.loads(out)["curve"][0]
@@ -119,7 +126,7 @@ def test_laplace_subnormal_eps_refused(capsys):
 
 
 def test_laplace_subnormal_scale_is_infinite_leakage(capsys):
-    code, out, err, _ = run(["laplace", "--workload", "haar:8", "--alpha", "0.1", "--b",
+    code, out, err = run(["laplace", "--workload", "haar:8", "--alpha", "0.1", "--b",
                              "1e-320", "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["dp"] is None  # null: infinite
@@ -128,7 +135,7 @@ def test_laplace_subnormal_scale_is_infinite_leakage(capsys):
 @pytest.mark.parametrize("eps", ["710", "1e308"])
 def test_compare_huge_eps_with_gain_and_plot(eps, files, capsys):
     """OverflowError in the plot path (e^eps of the closed forms)."""
-    code, out, err, _ = run(["compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", eps, "--gain",
+    code, out, err = run(["compare", "--prior", "0.4,0.3,0.2,0.1", "--eps", eps, "--gain",
                              files["gain"], "--plot", files["dir"] / "p.png", "--json",
                              "--quiet"], capsys)
     assert code == 0, err
@@ -144,8 +151,9 @@ def test_stray_symbol_refused_before_allocating(files, capsys):
 def test_rr_json_of_a_huge_matrix_refused(capsys):
     """Minutes of JSON for a 10000 x 10000 matrix; the table is summarised instead."""
     refused(["rr", "5000", "--eps", "1", "--json"], capsys, "at most 1000 with --json")
-    code, out, _, seconds = run(["rr", "500", "--eps", "1"], capsys)
-    assert code == 0 and "not shown" in out and seconds < 10
+    code, out, _ = run(["rr", "500", "--eps", "1"], capsys)
+    assert code == 0 and "not shown" in out
+    assert len(out) < 20_000  # a summary, not 250,000 cells
 
 
 @pytest.mark.parametrize("command", ["certify", "privatize"])
@@ -167,12 +175,12 @@ def test_inline_vectors_longer_than_a_file_name(capsys):
     text = ",".join(repr(float(v)) for v in prior)
     assert len(text) > 255
     # a short time limit: what is checked is the reading, and any design is certified
-    code, out, err, _ = run(["design", "--prior", text, "--eps", "1", "--time-limit", "2",
+    code, out, err = run(["design", "--prior", text, "--eps", "1", "--time-limit", "2",
                              "--json", "-q"], capsys)
     assert code == 0, err
     document = json.loads(out)
     assert len(document["mechanism"]) == 40 and document["epsilon"] <= 1.0
-    code, out, err, _ = run(["design", "--lower", ",".join(["0.0123456789012345"] * 40),
+    code, out, err = run(["design", "--lower", ",".join(["0.0123456789012345"] * 40),
                              "--eps", "1", "--time-limit", "2", "--json", "-q"], capsys)
     assert code == 0, err
     refused(["laplace", "--workload", "x" * 300, "--alpha", "0.05", "--eps", "1"], capsys,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
 from fractions import Fraction
 
 import exact_oracle
@@ -27,6 +28,12 @@ import pmldesign as pml
 from pmldesign import SolverError
 from pmldesign.design.formulation.compact_lp import LinearSolution
 from pmldesign.design.search.cone_pricing import make_cone
+from tests import fake_clock
+
+#: Seconds a read of the test clock takes: the time limits of these designs (20-30 s) switch on
+#: the runs' designs but never run out (millions of reads), so no outcome depends on the
+#: machine's speed; a read still takes time, so a timed pricing is never 0 s.
+TICK = 1e-6
 
 coarse = importlib.import_module("pmldesign.design.search.coarse")
 repair = importlib.import_module("pmldesign.design.repair")
@@ -110,6 +117,7 @@ def test_a_design_out_of_time_returns_the_lifted_design(monkeypatch):
     monkeypatch.setattr(coarse, "RUNS", 6)
     monkeypatch.setattr(api, "COARSE_MIN", 10)
     monkeypatch.setattr(api, "SEARCH_PRICINGS", math.inf)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
     assert result.status == "time limit" and not result.exact
     assert "runs of consecutive inputs" in result.method
@@ -127,6 +135,7 @@ def test_a_search_that_proves_its_optimum_wins(monkeypatch):
     prior, gain = _instance()
     monkeypatch.setattr(coarse, "RUNS", 6)
     monkeypatch.setattr(api, "COARSE_MIN", 10)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
     assert result.status == "optimal" and result.exact
     assert result.method.startswith("output generation: compact LP")
@@ -152,6 +161,7 @@ def test_a_search_out_of_time_below_the_lifted_design_returns_it(monkeypatch):
                                   status="time limit", outputs=1, rounds=1)
 
     monkeypatch.setattr(api, "solve_linear_gain", stopped)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
     assert result.status == "time limit"
     assert "lifted, did better and is returned" in result.method
@@ -167,6 +177,7 @@ def test_a_solver_failure_on_the_runs_leaves_the_search(monkeypatch):
         raise SolverError("HiGHS failed on the runs")
 
     monkeypatch.setattr(api, "coarse_linear_gain", failed)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(prior, 1.0, gain=gain, time_limit=30.0)
     assert result.status == "optimal" and "runs" not in result.method
     assert result.utility == pytest.approx(linear_optimum_literal(prior, 1.0, 0.0, gain),
@@ -210,7 +221,7 @@ def _hurry_the_search_over(n: int, monkeypatch) -> None:
 
     def hurried(target, eps, **options):
         if (target.size if isinstance(target, pml.PriorSet) else len(target)) == n:
-            options["budget"] = budget.Budget.of(1e-3)
+            options["budget"] = budget.Budget(time.monotonic() - 1.0)  # spent at its first check
         return original(target, eps, **options)
 
     monkeypatch.setattr(search, "search_mutual_information", hurried)
@@ -223,6 +234,7 @@ def test_a_mutual_information_search_out_of_time_returns_the_lifted_design(monke
     n, eps = 400, 0.5
     prior = np.random.default_rng(2).dirichlet(np.full(n, 5.0))
     _hurry_the_search_over(n, monkeypatch)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(prior, eps, time_limit=20.0)
     assert result.status == "time limit" and not result.exact
     assert "16 runs of consecutive inputs" in result.method
@@ -260,6 +272,7 @@ def test_mutual_information_over_a_set_out_of_time_returns_the_lifted_design(kin
         target = pml.PriorSet.from_vertices(
             np.vstack([prior] + [rng.dirichlet(np.full(n, 5.0)) for _ in range(2)]))
     _hurry_the_search_over(n, monkeypatch)
+    fake_clock.install(monkeypatch, tick=TICK)
     result = pml.design(target, eps, time_limit=20.0)
     assert result.status == "time limit" and not result.exact
     assert "16 runs of consecutive inputs" in result.method

@@ -18,6 +18,7 @@ import pmldesign as pml
 from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.math.diagonal_gain import diagonal_values, knapsack, symmetric
 from pmldesign.design.search.cone_pricing import make_cone
+from tests import fake_clock
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 
@@ -194,12 +195,14 @@ def test_eps_ldp_on_a_uniform_prior_is_k_ary_randomized_response():
     assert exact_oracle.within_ldp(result.mechanism, eps)
 
 
-def test_out_of_time_before_the_bound_is_priced_the_candidate_comes_with_the_plain_bound():
+def test_out_of_time_before_the_bound_is_priced_the_candidate_comes_with_the_plain_bound(
+        monkeypatch):
     """A time limit that runs out before the candidate's bound is priced: the candidate (here
     optimal) with the bound of ``u_x = max_y W[x, y]``, the unconstrained value ``sum P = 1``;
     not exact, status "time limit", still exactly feasible."""
     n, eps = 30, 1.0
     prior = np.random.default_rng(3).dirichlet(np.full(n, 5.0))
+    fake_clock.install(monkeypatch, tick=1.0)  # the limit has passed at the first check
     result = pml.design(prior, eps, gain=np.eye(n), time_limit=1e-9)
     assert result.status == "time limit" and not result.exact
     assert "out of time" in result.method

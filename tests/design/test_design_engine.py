@@ -13,6 +13,7 @@ from scipy.optimize import linprog
 
 import pmldesign as pml
 from pmldesign.design.search.engine import Entering, column_generation
+from tests import fake_clock
 
 
 def _toy(seed: int = 0, n: int = 4, m: int = 60):
@@ -103,20 +104,22 @@ def test_stalls_when_no_column_enters_but_the_bound_stays_loose():
     assert search.upper_bound >= optimum + 0.1 - 1e-9
 
 
-def test_keeps_time_for_the_next_master_and_ends_with_time_limit():
-    """Solves take 0.2 s and the master asks to keep that much: with 0.3 s the loop runs one
-    round (the first master always runs) and stops, keeping the bound it has."""
+def test_keeps_time_for_the_next_master_and_ends_with_time_limit(monkeypatch):
+    """Solves take 0.2 s (of a test clock) and the master asks to keep that much: with 0.3 s
+    the loop runs one round (the first master always runs) and stops, keeping the bound it
+    has, without solving again: the clock stops at the one solve's 0.2 s."""
     columns, utilities = _toy(2)
+    clock = fake_clock.install(monkeypatch)
     master = _Master(columns, utilities, first=[0], seconds_per_solve=0.2)
     start = time.monotonic()
     search = column_generation(master, _ExactPricer(columns, utilities),
                                start + 0.3, 5.0, 1e-9)
-    assert search.status == "time limit" and search.rounds == 1
-    assert time.monotonic() - start < 0.3 + 0.15
+    assert search.status == "time limit" and search.rounds == 1 and master.solves == 1
+    assert clock.now - start == pytest.approx(0.2, abs=1e-12)
     assert search.upper_bound <= 5.0 and search.upper_bound >= _full_lp(columns, utilities)
 
 
-def test_columns_priced_after_the_deadline_do_not_enter():
+def test_columns_priced_after_the_deadline_do_not_enter(monkeypatch):
     """A pricing that ends after the deadline: its bound counts, but its columns are not added
     to a master that will not be solved again (at N = 10,000 adding them took 0.2 s past the
     limit)."""
@@ -127,6 +130,7 @@ def test_columns_priced_after_the_deadline_do_not_enter():
             time.sleep(max(0.0, deadline - time.monotonic()) + 0.01)
             return super().price(duals, value, deadline)
 
+    fake_clock.install(monkeypatch)
     master = _Master(columns, utilities, first=[0])
     search = column_generation(master, Slow(columns, utilities), time.monotonic() + 0.05,
                                math.inf, 1e-9)
@@ -150,7 +154,7 @@ def test_a_master_out_of_time_keeps_the_previous_solution():
     assert search.value == master.value
 
 
-def test_method_names_the_engine_and_status_how_it_ended():
+def test_method_names_the_engine_and_status_how_it_ended(monkeypatch):
     prior = np.random.default_rng(1).dirichlet(np.ones(8))
     linear = pml.design(prior, 1.0, gain=np.eye(8))
     assert linear.method.startswith("output generation") and linear.status == "optimal"
@@ -164,6 +168,7 @@ def test_method_names_the_engine_and_status_how_it_ended():
     vertices = pml.PriorSet.from_vertices([prior, np.full(8, 1 / 8)])
     assert pml.design(vertices, 1.0, gain=np.eye(8)).method.startswith(
         "output generation over the vertex set's cap rows")
+    fake_clock.install(monkeypatch, tick=1.0)  # the limit has passed at the first check
     cut = pml.design(np.random.default_rng(2).dirichlet(np.ones(60)), 1.0,
                      gain=np.random.default_rng(3).random((60, 60)), time_limit=1e-6)
     assert cut.status == "time limit" and not cut.exact

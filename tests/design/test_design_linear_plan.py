@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import math
 import re
-import time
 
 import exact_oracle
 import numpy as np
@@ -25,6 +24,7 @@ from pmldesign import SolverError
 from pmldesign.design.formulation.compact_lp import solve_compact
 from pmldesign.design.search.cone_pricing import make_cone
 from pmldesign.design.search.plan import Strategy, choose
+from tests import fake_clock
 
 linear_gain = importlib.import_module("pmldesign.design.search.linear_gain")
 api = importlib.import_module("pmldesign.design.api")
@@ -173,9 +173,10 @@ def test_entry_generation_alone_solves_the_compact_lp(kind, radius, eps):
     assert len(run.master.outputs) == np.count_nonzero(mechanism.max(axis=0) > 0)
 
 
-def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round():
+def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round(monkeypatch):
     """The reduced costs the pricer reads (c - A^T y, HiGHS's duals) are those HiGHS reports for
-    the entries in the LP; with a deadline every round carries a certified bound."""
+    the entries in the LP; with a deadline every round carries a certified bound (the deadline
+    on a test clock that stands still: it is never reached)."""
     n, eps = 40, 3.0
     prior, gain = _problem(n, "random")
     cone = make_cone(prior, eps, 0.0, n)
@@ -184,7 +185,7 @@ def test_entry_reduced_costs_vanish_on_basic_entries_and_bound_every_timed_round
     master, bounds = run.master, []
     price = run.pricer.price
     run.pricer.price = lambda *args: (lambda e: bounds.append(e.bound) or e)(price(*args))
-    run.run(time.monotonic() + 60.0, math.inf)
+    run.run(fake_clock.install(monkeypatch).monotonic() + 60.0, math.inf)
     entry, low = master.reduced()
     xs, ys = master.entries[:, 0], master.entries[:, 1]
     ours = np.where(xs < 0, low[ys], entry[xs, ys])

@@ -25,6 +25,7 @@ from scipy.optimize import linprog
 
 import pmldesign as pml
 from pmldesign.design.math.feasible import FeasibleSet
+from tests import fake_clock
 from tests.conftest import random_prior
 
 set_outputs = importlib.import_module("pmldesign.design.search.set_outputs")
@@ -106,7 +107,7 @@ def test_every_bound_holds_at_any_multipliers(problem, seed):
     assert exact == pytest.approx(np.maximum(truth, 0.0), abs=1e-7)
 
 
-def test_out_of_time_returns_a_certified_feasible_mechanism():
+def test_out_of_time_returns_a_certified_feasible_mechanism(monkeypatch):
     """A limit spent before the first master: the best single output, a certified bound,
     status "time limit"; and through ``design`` the result is exactly feasible."""
     rng = np.random.default_rng(7)
@@ -122,6 +123,7 @@ def test_out_of_time_returns_a_certified_feasible_mechanism():
     assert found.status == "time limit" and found.rounds == 0
     assert found.value == pytest.approx(weights.sum(axis=0).max())
     assert found.upper_bound >= optimum - 1e-12
+    fake_clock.install(monkeypatch, tick=1.0)  # the limit has passed at the first check
     result = pml.design(prior_set, 1.0, gain=gain, time_limit=1e-9)
     assert exactly_feasible(result.mechanism, exact, 1.0)
     assert result.upper_bound >= optimum - 1e-12
@@ -200,6 +202,7 @@ def test_a_failed_search_out_of_time_returns_the_best_single_output(monkeypatch)
     vertices = np.array([random_prior(rng, 6, 1e-3) for _ in range(2)])
     prior_set = pml.PriorSet.from_vertices(vertices)
     gain = rng.random((6, 6))
+    fake_clock.install(monkeypatch, tick=1.0)  # the limit has passed at the first check
     result = pml.design(prior_set, 1.0, gain=gain, time_limit=1e-9)
     weights = prior_set.reference[:, None] * gain
     assert result.status == "time limit" and not result.exact
@@ -254,6 +257,9 @@ def test_time_limited_vertex_designs_keep_the_runs_design_when_the_search_lags(m
                 "the search (stand-in)")
 
     monkeypatch.setattr(api, "vertex_search", lagging)
+    # a test clock a microsecond per read: the limit switches the runs' design on but never
+    # runs out (60 million reads), so the runs' design ends as it would with no limit
+    fake_clock.install(monkeypatch, tick=1e-6)
     gain = _gain("abs", n, np.random.default_rng(0))
     result = pml.design(prior_set, eps, gain=gain, time_limit=60)
     assert "runs of consecutive inputs" in result.method and result.status == "time limit"
