@@ -307,3 +307,16 @@ def test_a_runs_mechanism_leaks_over_the_summed_set_what_its_lift_leaks_over_the
     assert runs_set.contains(runs_set.reference)
     assert float(np.max(target.worst_case_leakage(lifted))) == pytest.approx(
         float(np.max(runs_set.worst_case_leakage(runs_mechanism))), abs=1e-9)
+
+
+def test_the_lifted_design_is_non_negative_where_highs_leaves_entries_below_zero():
+    # a case whose runs' LP solution has entries of -2.2e-14 (HiGHS's tolerance): the lifted
+    # mechanism's entries are exactly >= 0 and its rows sum to 1 within 1e-12 (exact sums)
+    rng = np.random.default_rng(571897)
+    prior = rng.dirichlet(np.full(9, 3.0))
+    weights = prior[:, None] * _gain("square", 9, rng)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(coarse, "RUNS", 7)
+        found = coarse.coarse_linear_gain(weights, prior, make_cone(prior, 0.1, 0.0, 9))
+    assert exact_oracle.is_mechanism(found.mechanism, 1e-12)
+    assert found.value == pytest.approx(float(np.sum(weights * found.mechanism)), abs=1e-12)

@@ -220,8 +220,9 @@ def _lift(run_mechanism: np.ndarray, lengths: np.ndarray,
           run_gain: np.ndarray) -> tuple[np.ndarray, float]:
     """The runs' mechanism (runs x some outputs) lifted to the inputs, each used column sent to
     the output of largest expected gain among all (columns sent to one output add), and its
-    expected gain."""
-    columns = run_mechanism[:, run_mechanism.max(axis=0) > 0]  # runs x used
+    expected gain. Entries HiGHS leaves below 0 by its tolerance (a few 1e-14) are set to 0, so
+    the lifted rows are non-negative and still sum to 1 within that tolerance."""
+    columns = np.maximum(run_mechanism[:, run_mechanism.max(axis=0) > 0], 0.0)  # runs x used
     expected = columns.T @ run_gain  # each used column at every output
     mechanism = np.zeros((int(lengths.sum()), run_gain.shape[1]))
     for j, y in enumerate(expected.argmax(axis=1)):
