@@ -147,8 +147,9 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
                 "is searched beyond it)")
         return finish(*_search(prior, eps, weights, feasible, budget))
-    # small dense solves: one BLAS thread (two took 5-30x longer on a shared 2-core machine,
-    # N = 12: 3.0 s against 0.6 s); threadpoolctl acts on the whole process meanwhile
+    # small dense solves: one BLAS thread (BLAS threads contend on a shared machine for no gain
+    # at these sizes: docs/decisions/estimation-ceiling.md); threadpoolctl acts on the whole
+    # process meanwhile
     with threadpool_limits(limits=1, user_api="blas"):
         table, complete = vertex_table(prior, feasible, budget.deadline)
         master = FisherMaster(_initial(table, feasible, prior), weights, budget)

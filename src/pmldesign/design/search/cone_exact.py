@@ -26,10 +26,10 @@ import numpy as np
 
 from ..math.feasible import Cone
 
-#: Largest N at which :func:`exact_bound` is tried: it costs about N^2 integer quotients
-#: (measured: 0.05 s at N = 73, 0.09 s at N = 150, 0.5 s at N = 200 on a loaded machine, 18x
-#: a float pricing) against a bound sharp to one rounding; at N = 200 that is most of a
-#: design's time. Re-tuned with ``tests/design/test_design_tiny_optima.py``'s sizes against
+#: Largest N at which :func:`exact_bound` is tried: it trades about N^2 integer quotients (an
+#: order of magnitude above a float pricing from N = 200, most of a design's time there) for a
+#: bound sharp to one rounding (docs/decisions/design-tiny-optima-exact.md has the
+#: measurements). Re-tuned with ``tests/design/test_design_tiny_optima.py``'s sizes against
 #: ``benchmarks/bench_design_lp.py``.
 EXACT_MAX = 150
 

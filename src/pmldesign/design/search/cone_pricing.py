@@ -42,9 +42,10 @@ from ..math.feasible import Cone, FeasibleSet
 #: :func:`bound`'s allowance is the double's). The sums' rounding grows with N: in doubles its
 #: allowance is 5.4e-9 of the optimum of a two-bump prior at N = 1000 with the gain
 #: -(x - y)^2 at eps 3, over the exactness gap (docs/decisions/design-two-bump-n1000.md); in
-#: long doubles it is 2048 times smaller, for twice the time of a pricing (N = 3000: 1.9 s of
-#: CPU against 0.95 s), so the searches price in doubles and again in long doubles only where
-#: the doubles' allowance stands in the way (:func:`.linear_gain.bounded_prices`).
+#: long doubles it is 2048 times smaller, for about twice the time of a pricing (measured in
+#: the same record), so the searches price in doubles and again in long doubles only where the
+#: doubles' allowance stands in the way (:func:`.linear_gain.bounded_prices`;
+#: ``benchmarks/bench_design_two_bump.py`` re-tunes the switch).
 WIDE = np.longdouble
 
 

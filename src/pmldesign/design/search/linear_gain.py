@@ -289,9 +289,9 @@ class RestrictedMaster(HighsMaster):
         """The number of basic variables (columns and row slacks) in each of the ``blocks``
         blocks of ``N + 2`` columns and ``rows`` rows (after the N row sums), from HiGHS's list
         of basic variables (``j >= 0`` column ``j``, ``-1 - i`` row ``i``'s slack); all 0 when
-        HiGHS has none to give. Measured (N = 100): 0.16 ms, against 4.4 ms through
-        ``getBasis`` and the statuses' codes, and six of seven checks at (x - y)^2, eps 2.6
-        drop nothing."""
+        HiGHS has none to give. Read from ``getBasicVariables``, one list, rather than from
+        ``getBasis`` and the statuses' codes (docs/decisions/benchmarks-design-linear-gains.md
+        has the timing)."""
         status, basic = self.solver.getBasicVariables()
         if status != self.highspy.HighsStatus.kOk:
             return np.zeros(blocks, dtype=np.int64)
