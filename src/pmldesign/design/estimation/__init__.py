@@ -29,6 +29,7 @@ from .branch import BranchPricer
 from .fisher import _UNIT, gamma, mse, mse_ceiling
 from .master import FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
+from .relaxation import relaxed_floor
 
 #: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to
 #: ``tr(W F^-1)``: the exactness gap (1e-9) of :func:`pmldesign.design`.
@@ -166,8 +167,11 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
             budget: Budget) -> tuple[np.ndarray, float, str, str]:
     """A fixed prior beyond the enumeration: column generation with the local-search pricing
     of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
-    ``(raw, lower bound on tr(W F^-1), method, status)``."""
+    ``(raw, lower bound on tr(W F^-1), method, status)``. The lower bound is the larger of the
+    search's and the relaxation's (:func:`.relaxation.relaxed_floor`, solved first: it does not
+    steer the search)."""
     with threadpool_limits(limits=1, user_api="blas"):
+        relaxed = relaxed_floor(prior, eps, weights, budget)
         master = FisherMaster(_initial(None, feasible, prior), weights, budget)
         pricer = BranchPricer(prior, eps, weights, master,
                               CappedPricer(prior, eps, weights, master))
@@ -181,8 +185,9 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
             master.restore()
             status, note = Status.GAP, f"stopped: {error}"
     method = (f"column generation with branch-and-bound pricing ({note}, "
-              f"{len(master.columns)} columns in the master, {pricer.nodes} nodes)")
-    return master.mechanism(), pricer.lowest, method, status
+              f"{len(master.columns)} columns in the master, {pricer.nodes} nodes); lower bound "
+              f"from the {'relaxation' if relaxed > pricer.lowest else 'branch and bound'}")
+    return master.mechanism(), max(pricer.lowest, relaxed), method, status
 
 
 def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
