@@ -147,3 +147,31 @@ def test_an_estimation_comparison_is_plain_json():
     data = json.loads(json.dumps(pml.compare(PRIOR, 1.0, utility="estimation").to_dict()))
     assert {row["name"] for row in data["contenders"]} >= {"k-RR", "OUE"}
     assert data["utility"] == "estimation" and data["prior_set"]["kind"] == "ball"
+
+
+def test_subset_selection_best_d_by_mle():
+    """Subset selection's reported MSE is at most that of every d-subset selection built
+    here, each at the largest LDP ratio whose PML for the prior is eps (the least likely
+    d-subset leaks ``log(R / (1 + (R - 1) P(T)))``), scored by the MLE's n*MSE computed
+    here (race at eps 1: d = 2 beats k-RR)."""
+    from pmldesign.data import load_adult
+    from pmldesign.uncertainty.prior_set import PriorSet
+
+    race = load_adult(["race"])["race"]
+    prior = np.bincount(race) / race.size
+    n, eps = prior.size, 1.0
+    (oracle,) = [o for o in frequency_oracles(PriorSet.ball(prior, 0.0), eps)
+                 if o.name == "subset selection"]
+    best = math.inf
+    for d in range(1, n):
+        mass = float(np.sort(prior)[:d].sum())
+        ratio = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
+        subsets = list(itertools.combinations(range(n), d))
+        raw = np.array([[ratio if x in s else 1.0 for s in subsets] for x in range(n)])
+        mechanism = raw / raw.sum(axis=1, keepdims=True)
+        assert within(mechanism, prior, eps)
+        q = prior @ mechanism
+        fisher = (mechanism / q) @ mechanism.T
+        best = min(best, float(np.trace(np.linalg.inv(fisher)) - prior @ prior))
+    assert oracle.mse() <= best * (1 + 1e-6)
+    assert oracle.parameters["d"] == 2
