@@ -29,8 +29,9 @@ from .fisher import _inverse
 #: Newton steps at most per solve.
 _STEPS = 500
 #: Stop when the duality gap ``K mu`` is below this relative to f, and the row sums and the
-#: Newton decrement too: far below the exactness gap (1e-9), so the certified gap measures the
-#: pricing alone.
+#: Newton decrement too, and at that last ``mu`` the bound over the master's own columns
+#: (:meth:`_State.gap`) as well: far below the exactness gap (1e-9), so the certified gap
+#: measures the pricing alone.
 _ACCURACY = 1e-11
 #: Weight a column enters with (relative to 1/K) in the warm start after a round.
 _ENTRY_WEIGHT = 1e-2
@@ -94,12 +95,12 @@ class FisherMaster:
         except SolverError:
             solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)))
         self.t, self.duals, self.inverse, value = solution
+        self.solved = (self.columns, self.t)  # whole: the pruned weights are in its row sums
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
         self.reserve = 2.0 * (self.budget.now() - clock)
-        self.solved = (self.columns, self.t)
         return True
 
     def restore(self) -> None:
@@ -107,11 +108,13 @@ class FisherMaster:
         self.columns, self.t = self.solved
 
     def mechanism(self) -> np.ndarray:
-        """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12
-        decimals merged into one output (unnormalised rows: the finalisation cleans and
-        renormalises; the MSE is recomputed on its result)."""
-        used = self.t > 0
-        columns, t = self.columns[used], self.t[used]
+        """``Q[:, j] = t_j g_j`` over the columns of the last solved design (before the pruning)
+        with positive weight, columns equal to 12 decimals merged into one output (rows sum to
+        one within :data:`_ACCURACY`: the finalisation renormalises them; the MSE is recomputed
+        on its result)."""
+        columns, t = self.solved
+        used = t > 0
+        columns, t = columns[used], t[used]
         _, first, group = np.unique(columns.round(12), axis=0, return_index=True,
                                     return_inverse=True)
         rank = np.argsort(np.argsort(first))  # outputs in the order the columns came
@@ -126,7 +129,11 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
     (any positive weights): the barrier method with infeasible-start Newton steps (Boyd and
     Vandenberghe, *Convex Optimization*, Alg. 10.2 and 11.1; docs/references.md) on
     ``f(t) - mu sum log t`` subject to ``G^T t = 1``, mu divided by :data:`_SHRINK` until the
-    duality gap ``K mu`` is within :data:`_ACCURACY` of f. ``lambda`` is minus the equality
+    duality gap ``K mu`` is within :data:`_ACCURACY` of f; the centering at that last mu goes on
+    until the gap at ``(F(t)^-1, lambda)`` over these columns (:meth:`_State.gap`) is within it
+    too (a small decrement alone can leave ``lambda`` off by more: the Newton system's
+    multipliers belong to the step's end, and a column of tiny weight hardly moves the
+    decrement). ``lambda`` is minus the equality
     multiplier of the last Newton system (``G nu = grad = -h - mu / t`` at its center), so
     ``h_j + mu / t_j = <lambda, g_j>``: the KKT form of the module docstring."""
     k, n = columns.shape
@@ -142,7 +149,9 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
                 raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
             dt, lam, decrement = state.newton(mu)
             primal = np.abs(state.primal).max()
-            if primal <= _ACCURACY and decrement <= _CENTERING * k * mu:
+            last = k * mu <= _ACCURACY * state.value
+            if (primal <= _ACCURACY and decrement <= _CENTERING * k * mu
+                    and (not last or state.gap(-lam) <= _ACCURACY * state.value)):
                 break
             state = state.line_search(dt, lam, mu)
         if k * mu <= _ACCURACY * state.value:
@@ -164,6 +173,13 @@ class _State:
         self.h = (self.spread * self.spread) @ weights
         self.value = float(weights @ np.diag(inverse))
         self.primal = columns.T @ t - 1.0
+
+    def gap(self, multipliers: np.ndarray) -> float:
+        """``max_j phi_j - sum_j t_j phi_j``, ``phi_j = h_j - <lambda, g_j>``: f less the lower
+        bound of :mod:`.bound` over these columns alone at ``B = F(t)^-1`` and ``lambda``
+        (``<lambda, 1> = sum_j t_j <lambda, g_j>`` on the rows; ``sum_j t_j h_j = f``)."""
+        phi = self.h - self.columns @ multipliers
+        return float(phi.max() - self.t @ phi)
 
     def barrier(self, mu: float) -> float:
         return self.value - mu * float(np.log(self.t).sum())
