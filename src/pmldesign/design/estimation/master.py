@@ -45,6 +45,13 @@ _PRUNE_FROM = 4
 _SHRINK = 10.0
 #: A centering ends when the Newton decrement is below this share of the gap ``K mu``.
 _CENTERING = 0.1
+#: Full Newton steps at most, at the last mu, for the multipliers (:func:`_interior_point`):
+#: a column of tiny weight whose ``phi`` turned positive doubles its weight a step. Past it the
+#: solve returns its multipliers as they are (the pricing's bound stays certified, only
+#: looser); fewer leave more rounds with lagging multipliers, more cost Newton steps where the
+#: gap is at its rounding floor. Re-tuned by benchmarks/bench_design_estimation.py (counts:
+#: docs/decisions/estimation-exact-small-n.md).
+_POLISH = 10
 
 
 class FisherMaster:
@@ -141,21 +148,23 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
     t *= 1.0 / t.sum()
     state = _State(columns, weights, t)
     mu = state.value / k
-    steps = 0
+    steps = polish = 0
     while True:
         while True:  # centering at mu
             steps += 1
             if steps > _STEPS:
                 raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
             dt, lam, decrement = state.newton(mu)
-            primal = np.abs(state.primal).max()
-            last = k * mu <= _ACCURACY * state.value
-            if (primal <= _ACCURACY and decrement <= _CENTERING * k * mu
-                    and (not last or state.gap(-lam) <= _ACCURACY * state.value)):
+            centered = (np.abs(state.primal).max() <= _ACCURACY
+                        and decrement <= _CENTERING * k * mu)
+            if centered and k * mu > _ACCURACY * state.value:
                 break
-            state = state.line_search(dt, lam, mu)
-        if k * mu <= _ACCURACY * state.value:
-            return state.t, -lam, state.inverse, state.value
+            if centered and (polish == _POLISH or state.gap(-lam) <= _ACCURACY * state.value):
+                return state.t, -lam, state.inverse, state.value
+            # centered, lambda lagging: the full step (its decrease is below the barrier's
+            # rounding, which the line search cannot see)
+            polish += centered
+            state = state.line_search(dt, lam, mu, full=centered)
         mu /= _SHRINK
 
 
@@ -216,9 +225,11 @@ class _State:
         return float(np.hypot(np.linalg.norm(self.gradient(mu) - self.columns @ lam),
                               np.linalg.norm(self.primal)))
 
-    def line_search(self, dt: np.ndarray, lam: np.ndarray, mu: float) -> _State:
+    def line_search(self, dt: np.ndarray, lam: np.ndarray, mu: float,
+                    full: bool = False) -> _State:
         """Backtracking (halving) from the longest step keeping ``t > 0`` (times 0.99): on the
-        barrier once the point is feasible, else on the residual norm."""
+        barrier once the point is feasible, else on the residual norm; with ``full``, the
+        longest step whose F is invertible."""
         feasible = np.abs(self.primal).max() <= _ACCURACY
         here = self.barrier(mu) if feasible else self.residual(mu, lam)
         step = min(1.0, 0.99 * _largest(self.t, dt))
@@ -228,6 +239,8 @@ class _State:
             except SolverError:
                 step *= 0.5
                 continue
+            if full:
+                return trial
             there = trial.barrier(mu) if feasible else trial.residual(mu, lam)
             slope = (1e-4 * step * float(self.gradient(mu) @ dt) if feasible
                      else -1e-4 * step * here)
