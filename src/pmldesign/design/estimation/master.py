@@ -37,8 +37,9 @@ _ACCURACY = 1e-11
 _ENTRY_WEIGHT = 1e-2
 #: After a solve of more than ``_PRUNE_FROM N`` columns, those with weight below ``_PRUNE``
 #: of the largest leave the master: keeps K, and each Newton step's (K + N)^3, small. A column
-#: enters at most a few times (:class:`.pricing.TablePricer`), so pruning too early can
-#: stall the search (a vertex set at N = 3 stalled at a gap of 3e-8 when every solve pruned).
+#: enters a few times, then again only after the master progressed
+#: (:class:`.pricing.TablePricer`), so pruning too early can stall the search (a vertex set at
+#: N = 3 stalled at a gap of 3e-8 when every solve pruned).
 _PRUNE = 1e-9
 _PRUNE_FROM = 4
 #: Factor by which the barrier weight shrinks between centerings.
