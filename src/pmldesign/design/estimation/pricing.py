@@ -104,6 +104,23 @@ def phi_ceilings(vertices: np.ndarray, inverse: np.ndarray, multipliers: np.ndar
     return values, np.nextafter(ceilings, math.inf)
 
 
+def _largest_first(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest ``values``, largest first, ties in index order: the
+    head of a stable argsort of ``-values``, with only the values from the ``count``-th largest
+    up sorted.
+
+    Examples
+    --------
+    >>> _largest_first(np.array([1.0, 3.0, 2.0, 3.0, 0.0]), 3).tolist()
+    [1, 3, 2]
+    """
+    candidates = np.arange(len(values))
+    if len(values) > count:
+        cut = np.partition(values, len(values) - count)[len(values) - count]
+        candidates = np.flatnonzero(values >= cut)
+    return candidates[np.argsort(-values[candidates], kind="stable")][:count]
+
+
 class TablePricer:
     """Exact pricing over a complete vertex table (:class:`~pmldesign.design.search.engine.Pricer`
     with the engine's sign: the bound is ``-`` the certified lower bound on ``tr(W F^-1)``).
@@ -133,7 +150,7 @@ class TablePricer:
         f = abs(value)
         floor = FLOOR * f
         open_ = (self.offered < OFFERS) | (self.last - f > PROGRESS * f)
-        order = np.argsort(-np.where(open_, values, -math.inf), kind="stable")[:KEEP]
+        order = _largest_first(np.where(open_, values, -math.inf), KEEP)
         order = order[(values[order] > floor) & open_[order]]
         self.offered[order] += 1
         self.last[order] = f
