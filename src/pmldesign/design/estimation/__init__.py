@@ -31,8 +31,9 @@ from .master import FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
 from .relaxation import relaxed_floor
 
-#: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to
-#: ``tr(W F^-1)``: the exactness gap (1e-9) of :func:`pmldesign.design`.
+#: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to the MSE
+#: (scaled to ``tr(W F^-1)``, what the engine measures, in :func:`solve_estimation`): the
+#: exactness gap (1e-9) of :func:`pmldesign.design`.
 TOLERANCE = 1e-10
 #: eps-LDP budgets above this are priced at it (e^eps stays well inside the doubles); the lower
 #: bound there is the universal one of :func:`identity_floor`.
@@ -121,6 +122,9 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
             "output-independent and no share can be estimated)")
     n = len(prior)
     floor = identity_floor(prior, weights)
+    # the engine measures its gap against tr(W F^-1), the exactness test against the MSE
+    # tr(W F^-1) - p^T W p, at least 1 - p^T W p / floor of it (tr(W F^-1) >= floor)
+    tolerance = TOLERANCE * (1.0 - float(prior @ (weights * prior)) / floor)
 
     def finish(raw: np.ndarray, lowest: float, method: str, status: str) -> Estimation:
         final = _finalize(raw, prior_set, prior, eps, ldp, weights, budget)
@@ -147,7 +151,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
                 f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
                 "is searched beyond it)")
-        return finish(*_search(prior, eps, weights, feasible, budget))
+        return finish(*_search(prior, eps, weights, feasible, budget, tolerance))
     # small dense solves: one BLAS thread (BLAS threads contend on a shared machine for no gain
     # at these sizes: docs/decisions/estimation-ceiling.md); threadpoolctl acts on the whole
     # process meanwhile
@@ -155,7 +159,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
         table, complete = vertex_table(prior, feasible, budget.deadline)
         master = FisherMaster(_initial(table, feasible, prior), weights, budget)
         pricer = TablePricer(table, weights, master)
-        search = column_generation(master, pricer, budget.deadline, math.inf, TOLERANCE,
+        search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
                                    relative=True, enough=CLOSE)
     lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
     method = (f"column generation over {len(table)} vertex columns ({search.rounds} rounds, "
@@ -164,7 +168,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
 
 
 def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
-            budget: Budget) -> tuple[np.ndarray, float, str, str]:
+            budget: Budget, tolerance: float) -> tuple[np.ndarray, float, str, str]:
     """A fixed prior beyond the enumeration: column generation with the local-search pricing
     of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
     ``(raw, lower bound on tr(W F^-1), method, status)``. The lower bound is the larger of the
@@ -176,7 +180,7 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
         pricer = BranchPricer(prior, eps, weights, master,
                               CappedPricer(prior, eps, weights, master))
         try:
-            search = column_generation(master, pricer, budget.deadline, math.inf, TOLERANCE,
+            search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
                                        relative=True, enough=CLOSE)
             status, note = search.status, f"{search.rounds} rounds"
         except SolverError as error:  # a master that stops converging: its last design
@@ -214,14 +218,18 @@ def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray)
 def _finalize(raw: np.ndarray, prior_set: PriorSet | None, prior: np.ndarray, eps: float,
               ldp: bool, weights: np.ndarray, budget: Budget) -> Finalized:
     """The one finalisation (:func:`.repair.finalize`) under the design's guarantee, scored by
-    minus the MSE."""
+    minus the MSE, every positive entry kept (``residue=0``): each column is a vertex of L
+    times its weight, with its vertex's leakage ratio whatever the weight, and dropping the
+    columns of tiny weight (barrier residues of the master) would move the rows off the
+    optimum by more than the exactness gap."""
     def score(mechanism: np.ndarray) -> float:
         return -mse(mechanism, prior, weights)
 
     limit = budget.end()
     if ldp:
-        return finalize(raw, prior, eps, ldp=True, score=score, deadline=limit)
+        return finalize(raw, prior, eps, ldp=True, score=score, deadline=limit, residue=0.0)
     if prior_set.kind == "ball":
         return finalize(raw, prior_set.center, eps, prior_set.radius, score=score,
-                        deadline=limit)
-    return finalize(raw, prior, eps, prior_set=prior_set, score=score, deadline=limit)
+                        deadline=limit, residue=0.0)
+    return finalize(raw, prior, eps, prior_set=prior_set, score=score, deadline=limit,
+                    residue=0.0)

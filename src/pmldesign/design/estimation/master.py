@@ -29,21 +29,30 @@ from .fisher import _inverse
 #: Newton steps at most per solve.
 _STEPS = 500
 #: Stop when the duality gap ``K mu`` is below this relative to f, and the row sums and the
-#: Newton decrement too: far below the exactness gap (1e-9), so the certified gap measures the
-#: pricing alone.
+#: Newton decrement too, and at that last ``mu`` the bound over the master's own columns
+#: (:meth:`_State.gap`) as well: far below the exactness gap (1e-9), so the certified gap
+#: measures the pricing alone.
 _ACCURACY = 1e-11
 #: Weight a column enters with (relative to 1/K) in the warm start after a round.
 _ENTRY_WEIGHT = 1e-2
 #: After a solve of more than ``_PRUNE_FROM N`` columns, those with weight below ``_PRUNE``
 #: of the largest leave the master: keeps K, and each Newton step's (K + N)^3, small. A column
-#: enters at most a few times (:class:`.pricing.TablePricer`), so pruning too early can
-#: stall the search (a vertex set at N = 3 stalled at a gap of 3e-8 when every solve pruned).
+#: enters a few times, then again only after the master progressed
+#: (:class:`.pricing.TablePricer`), so pruning too early can stall the search (a vertex set at
+#: N = 3 stalled at a gap of 3e-8 when every solve pruned).
 _PRUNE = 1e-9
 _PRUNE_FROM = 4
 #: Factor by which the barrier weight shrinks between centerings.
 _SHRINK = 10.0
 #: A centering ends when the Newton decrement is below this share of the gap ``K mu``.
 _CENTERING = 0.1
+#: Full Newton steps at most, at the last mu, for the multipliers (:func:`_interior_point`):
+#: a column of tiny weight whose ``phi`` turned positive doubles its weight a step. Past it the
+#: solve returns its multipliers as they are (the pricing's bound stays certified, only
+#: looser); fewer leave more rounds with lagging multipliers, more cost Newton steps where the
+#: gap is at its rounding floor. Re-tuned by benchmarks/bench_design_estimation.py (counts:
+#: docs/decisions/estimation-exact-small-n.md).
+_POLISH = 10
 
 
 class FisherMaster:
@@ -94,12 +103,12 @@ class FisherMaster:
         except SolverError:
             solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)))
         self.t, self.duals, self.inverse, value = solution
+        self.solved = (self.columns, self.t)  # whole: the pruned weights are in its row sums
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
         self.value = -value
         self.reserve = 2.0 * (self.budget.now() - clock)
-        self.solved = (self.columns, self.t)
         return True
 
     def restore(self) -> None:
@@ -107,11 +116,13 @@ class FisherMaster:
         self.columns, self.t = self.solved
 
     def mechanism(self) -> np.ndarray:
-        """``Q[:, j] = t_j g_j`` over the columns with positive weight, columns equal to 12
-        decimals merged into one output (unnormalised rows: the finalisation cleans and
-        renormalises; the MSE is recomputed on its result)."""
-        used = self.t > 0
-        columns, t = self.columns[used], self.t[used]
+        """``Q[:, j] = t_j g_j`` over the columns of the last solved design (before the pruning)
+        with positive weight, columns equal to 12 decimals merged into one output (rows sum to
+        one within :data:`_ACCURACY`: the finalisation renormalises them; the MSE is recomputed
+        on its result)."""
+        columns, t = self.solved
+        used = t > 0
+        columns, t = columns[used], t[used]
         _, first, group = np.unique(columns.round(12), axis=0, return_index=True,
                                     return_inverse=True)
         rank = np.argsort(np.argsort(first))  # outputs in the order the columns came
@@ -126,7 +137,11 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
     (any positive weights): the barrier method with infeasible-start Newton steps (Boyd and
     Vandenberghe, *Convex Optimization*, Alg. 10.2 and 11.1; docs/references.md) on
     ``f(t) - mu sum log t`` subject to ``G^T t = 1``, mu divided by :data:`_SHRINK` until the
-    duality gap ``K mu`` is within :data:`_ACCURACY` of f. ``lambda`` is minus the equality
+    duality gap ``K mu`` is within :data:`_ACCURACY` of f; the centering at that last mu goes on
+    until the gap at ``(F(t)^-1, lambda)`` over these columns (:meth:`_State.gap`) is within it
+    too (a small decrement alone can leave ``lambda`` off by more: the Newton system's
+    multipliers belong to the step's end, and a column of tiny weight hardly moves the
+    decrement). ``lambda`` is minus the equality
     multiplier of the last Newton system (``G nu = grad = -h - mu / t`` at its center), so
     ``h_j + mu / t_j = <lambda, g_j>``: the KKT form of the module docstring."""
     k, n = columns.shape
@@ -134,19 +149,23 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
     t *= 1.0 / t.sum()
     state = _State(columns, weights, t)
     mu = state.value / k
-    steps = 0
+    steps = polish = 0
     while True:
         while True:  # centering at mu
             steps += 1
             if steps > _STEPS:
                 raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
             dt, lam, decrement = state.newton(mu)
-            primal = np.abs(state.primal).max()
-            if primal <= _ACCURACY and decrement <= _CENTERING * k * mu:
+            centered = (np.abs(state.primal).max() <= _ACCURACY
+                        and decrement <= _CENTERING * k * mu)
+            if centered and k * mu > _ACCURACY * state.value:
                 break
-            state = state.line_search(dt, lam, mu)
-        if k * mu <= _ACCURACY * state.value:
-            return state.t, -lam, state.inverse, state.value
+            if centered and (polish == _POLISH or state.gap(-lam) <= _ACCURACY * state.value):
+                return state.t, -lam, state.inverse, state.value
+            # centered, lambda lagging: the full step (its decrease is below the barrier's
+            # rounding, which the line search cannot see)
+            polish += centered
+            state = state.line_search(dt, lam, mu, full=centered)
         mu /= _SHRINK
 
 
@@ -164,6 +183,13 @@ class _State:
         self.h = (self.spread * self.spread) @ weights
         self.value = float(weights @ np.diag(inverse))
         self.primal = columns.T @ t - 1.0
+
+    def gap(self, multipliers: np.ndarray) -> float:
+        """``max_j phi_j - sum_j t_j phi_j``, ``phi_j = h_j - <lambda, g_j>``: f less the lower
+        bound of :mod:`.bound` over these columns alone at ``B = F(t)^-1`` and ``lambda``
+        (``<lambda, 1> = sum_j t_j <lambda, g_j>`` on the rows; ``sum_j t_j h_j = f``)."""
+        phi = self.h - self.columns @ multipliers
+        return float(phi.max() - self.t @ phi)
 
     def barrier(self, mu: float) -> float:
         return self.value - mu * float(np.log(self.t).sum())
@@ -200,9 +226,11 @@ class _State:
         return float(np.hypot(np.linalg.norm(self.gradient(mu) - self.columns @ lam),
                               np.linalg.norm(self.primal)))
 
-    def line_search(self, dt: np.ndarray, lam: np.ndarray, mu: float) -> _State:
+    def line_search(self, dt: np.ndarray, lam: np.ndarray, mu: float,
+                    full: bool = False) -> _State:
         """Backtracking (halving) from the longest step keeping ``t > 0`` (times 0.99): on the
-        barrier once the point is feasible, else on the residual norm."""
+        barrier once the point is feasible, else on the residual norm; with ``full``, the
+        longest step whose F is invertible."""
         feasible = np.abs(self.primal).max() <= _ACCURACY
         here = self.barrier(mu) if feasible else self.residual(mu, lam)
         step = min(1.0, 0.99 * _largest(self.t, dt))
@@ -212,6 +240,8 @@ class _State:
             except SolverError:
                 step *= 0.5
                 continue
+            if full:
+                return trial
             there = trial.barrier(mu) if feasible else trial.residual(mu, lam)
             slope = (1e-4 * step * float(self.gradient(mu) @ dt) if feasible
                      else -1e-4 * step * here)

@@ -38,6 +38,13 @@ VERTEX_ERROR = 1e-12
 KEEP = 32
 #: Times a vertex may enter the master (see :class:`TablePricer`).
 OFFERS = 3
+#: A vertex offered :data:`OFFERS` times is offered again once the master's ``f`` fell by more
+#: than this, relative, since its last offer. Smaller lets vertices back after less progress
+#: (more rounds, and at the noise of the master's ``f``, about 1e-15, a cycle); larger keeps a
+#: vertex the duals need again out of the search, which then ends with a certified gap.
+#: Re-tuned by benchmarks/bench_design_estimation.py (measurements:
+#: docs/decisions/estimation-exact-small-n.md).
+PROGRESS = 1e-10
 #: Smallest ``phi``, relative to ``f``, worth a new column: well below the search's tolerance.
 FLOOR = 1e-11
 
@@ -97,14 +104,34 @@ def phi_ceilings(vertices: np.ndarray, inverse: np.ndarray, multipliers: np.ndar
     return values, np.nextafter(ceilings, math.inf)
 
 
+def _largest_first(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest ``values``, largest first, ties in index order: the
+    head of a stable argsort of ``-values``, with only the values from the ``count``-th largest
+    up sorted.
+
+    Examples
+    --------
+    >>> _largest_first(np.array([1.0, 3.0, 2.0, 3.0, 0.0]), 3).tolist()
+    [1, 3, 2]
+    """
+    candidates = np.arange(len(values))
+    if len(values) > count:
+        cut = np.partition(values, len(values) - count)[len(values) - count]
+        candidates = np.flatnonzero(values >= cut)
+    return candidates[np.argsort(-values[candidates], kind="stable")][:count]
+
+
 class TablePricer:
     """Exact pricing over a complete vertex table (:class:`~pmldesign.design.search.engine.Pricer`
     with the engine's sign: the bound is ``-`` the certified lower bound on ``tr(W F^-1)``).
 
     ``master`` is read for its ``inverse`` (B); :attr:`lowest` keeps the best certified lower
-    bound on the optimal ``tr(W F^-1)``. Each vertex is offered at most :data:`OFFERS` times:
-    the master drops columns that leave its design (:data:`.master._PRUNE`), and one offered
-    again and again could cycle (the search then ends with a certified gap).
+    bound on the optimal ``tr(W F^-1)``. Each vertex is offered :data:`OFFERS` times, then
+    again only after the master's ``f`` fell by :data:`PROGRESS` since its last offer: the
+    master drops columns that leave its design (:data:`.master._PRUNE`), so one offered again
+    and again at the same duals could cycle, while a vertex the duals need again after the
+    design moved on must come back. The ``f`` at a vertex's offers falls by that much each
+    time, so no vertex is offered without end.
     """
 
     reserve = 0.0
@@ -113,17 +140,20 @@ class TablePricer:
         self.table, self.weights, self.master = table, weights, master
         self.lowest = -math.inf
         self.offered = np.zeros(len(table), dtype=int)
+        self.last = np.full(len(table), math.inf)  # the master's f at each vertex's last offer
 
     def price(self, duals: np.ndarray, value: float, deadline: float) -> Entering:
         """Columns of largest positive ``phi`` and the bound of :func:`.lower_bound`."""
         values, ceilings = phi_ceilings(self.table, self.master.inverse, duals, self.weights)
         self.lowest = max(self.lowest, lower_bound(self.master.inverse, duals, self.weights,
                                                    float(ceilings.max())))
-        floor = FLOOR * abs(value)
-        open_ = self.offered < OFFERS
-        order = np.argsort(-np.where(open_, values, -math.inf), kind="stable")[:KEEP]
+        f = abs(value)
+        floor = FLOOR * f
+        open_ = (self.offered < OFFERS) | (self.last - f > PROGRESS * f)
+        order = _largest_first(np.where(open_, values, -math.inf), KEEP)
         order = order[(values[order] > floor) & open_[order]]
         self.offered[order] += 1
+        self.last[order] = f
         return Entering(self.table[order], -self.lowest)
 
 
@@ -136,7 +166,7 @@ class CappedPricer:
     From each column of the master's design, moves of mass between two inputs ``i`` and ``j``
     (``g_i += d / p_i``, ``g_j -= d / p_j``) to the end of the segment (``phi`` is convex along
     it), the best move each step, until none improves; a column enters at most :data:`OFFERS`
-    times (as in :class:`TablePricer`).
+    times.
     """
 
     reserve = 0.0
