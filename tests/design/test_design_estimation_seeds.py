@@ -111,3 +111,24 @@ def test_the_search_master_reaches_the_table_optimum(schur):
     fast = FisherMaster(table, np.ones(8), warm=WARM, accuracy=SEARCH_ACCURACY, schur=schur)
     fast.solve(None)
     assert abs(fast.value - exact.value) <= 10 * SEARCH_ACCURACY * abs(exact.value)
+
+
+def test_a_round_of_branch_and_bound_stops_at_its_node_limit():
+    """At the optimum over every vertex (N = 8, eps 2: the root cannot certify the target) a
+    pricing round with a limit of 3 nodes processes at most those and the two children of the
+    last, where the unlimited one goes deeper; both bounds lie below the exact optimum."""
+    from pmldesign.design.estimation.branch import BranchPricer
+    from pmldesign.design.estimation.pricing import CappedPricer
+
+    p, table = _table(8, 2.0, 13)
+    master = FisherMaster(table, np.ones(8))
+    master.solve(None)
+    counts = []
+    for limit in (3, None):
+        options = {} if limit is None else {"nodes": limit}
+        pricer = BranchPricer(p, 2.0, np.ones(8), master,
+                              CappedPricer(p, 2.0, np.ones(8), master), **options)
+        entering = pricer.price(master.duals, master.value, math.inf)
+        assert -entering.bound <= -master.value * (1 + 1e-9)
+        counts.append(pricer.nodes)
+    assert 3 <= counts[0] <= 5 < counts[1]

@@ -25,7 +25,7 @@ from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
-from .branch import BranchPricer
+from .branch import NODES, ROUND_NODES, BranchPricer
 from .fisher import _UNIT, gamma, mse, mse_ceiling
 from .master import SEARCH_ACCURACY, WARM, FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
@@ -173,7 +173,8 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
     steer the search). The master starts from :func:`_initial`'s columns and
     :data:`.seeds.PER_INPUT` N random vertices (:mod:`.seeds`), solves to
     :data:`.master.SEARCH_ACCURACY`, warm-starts its barrier (:data:`.master.WARM`) and solves
-    its Newton systems by their Schur complement (:class:`.master._SchurState`)."""
+    its Newton systems by their Schur complement (:class:`.master._SchurState`); under a time
+    limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES` nodes."""
     n = len(prior)
     with threadpool_limits(limits=1, user_api="blas"):
         relaxed = relaxed_floor(prior, eps, weights, budget)
@@ -182,7 +183,8 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
         master = FisherMaster(first, weights, budget, warm=WARM, accuracy=SEARCH_ACCURACY,
                               schur=True)
         pricer = BranchPricer(prior, eps, weights, master,
-                              CappedPricer(prior, eps, weights, master))
+                              CappedPricer(prior, eps, weights, master),
+                              ROUND_NODES if budget.limited else NODES)
         try:
             search = column_generation(master, pricer, budget.deadline, math.inf, TOLERANCE,
                                        relative=True, enough=CLOSE)

@@ -41,13 +41,15 @@ _ENTRY_WEIGHT = 1e-2
 _PRUNE = 1e-9
 _PRUNE_FROM = 4
 #: Accuracy of the master beyond the vertex enumeration (:func:`._search`), where the certified
-#: gap is far above it: three centerings fewer than :data:`_ACCURACY` a solve. Re-tuned by
-#: benchmarks/bench_estimation_ceiling.py.
+#: gap is far above it: three centerings fewer than :data:`_ACCURACY` a solve; 1e-6 left more
+#: columns above the pruning threshold, a larger master (docs/decisions/estimation-ceiling.md).
+#: Re-tuned by benchmarks/bench_estimation_ceiling.py.
 SEARCH_ACCURACY = 1e-8
 #: Beyond the enumeration a solve starts its barrier weight at this times the last solve's
 #: final one (never above ``f / K``) instead of ``f / K``: the previous design is near the new
-#: optimum, so the first centerings are skipped; larger starts further from the boundary
-#: (fewer failed steps, more centerings). Re-tuned by benchmarks/bench_estimation_ceiling.py.
+#: optimum, so the first centerings are skipped (21-23 Newton steps a round against 34-40 at
+#: Dirichlet(2) N = 100); larger keeps more centerings, smaller starts a centering further from
+#: the central path. Re-tuned by benchmarks/bench_estimation_ceiling.py.
 WARM = 1e3
 #: Factor by which the barrier weight shrinks between centerings.
 _SHRINK = 10.0
@@ -60,8 +62,7 @@ class FisherMaster:
     timed against ``budget`` (:attr:`reserve`), each to the relative ``accuracy``, its Newton
     systems solved through a Schur complement with ``schur`` (:class:`_SchurState`); with ``warm``,
     every solve after the first starts its barrier weight at ``warm`` times the last solve's
-    final one (:attr:`mu`; :data:`WARM`) instead of at ``f / K``. :attr:`steps` counts the
-    Newton steps of every solve.
+    final one (:attr:`mu`; :data:`WARM`) instead of at ``f / K``.
 
     Examples
     --------
@@ -83,7 +84,6 @@ class FisherMaster:
         self.accuracy = accuracy
         self.state = _SchurState if schur else _State
         self.mu: float | None = None
-        self.steps = 0
         self.t = np.full(len(self.columns), 1.0 / len(self.columns))
         self.reserve = 0.0
         self.value = -math.inf
@@ -115,8 +115,7 @@ class FisherMaster:
         except SolverError:
             solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)),
                                        accuracy=self.accuracy, state=self.state)
-        self.t, self.duals, self.inverse, value, self.mu, steps = solution
-        self.steps += steps
+        self.t, self.duals, self.inverse, value, self.mu = solution
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
             self.columns, self.t = self.columns[keep], self.t[keep]
@@ -146,8 +145,8 @@ class FisherMaster:
 def _interior_point(columns: np.ndarray, weights: np.ndarray, start: np.ndarray,
                     mu: float | None = None, accuracy: float = _ACCURACY,
                     state: type[_State] | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, int]:
-    """``(t, lambda, F(t)^-1, f(t), final mu, Newton steps)`` at the optimum of the restricted
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """``(t, lambda, F(t)^-1, f(t), final mu)`` at the optimum of the restricted
     master, from ``start`` (any positive weights) and the barrier weight ``mu`` (at most, and by
     default, ``f / K``): the barrier method with infeasible-start Newton steps (Boyd and
     Vandenberghe, *Convex Optimization*, Alg. 10.2 and 11.1; docs/references.md) on
@@ -172,7 +171,7 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray, start: np.ndarray,
                 break
             state = state.line_search(dt, lam, mu)
         if k * mu <= accuracy * state.value:
-            return state.t, -lam, state.inverse, state.value, mu, steps
+            return state.t, -lam, state.inverse, state.value, mu
         mu /= _SHRINK
 
 
