@@ -25,11 +25,12 @@ from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
-from .branch import BranchPricer
+from .branch import NODES, ROUND_NODES, BranchPricer
 from .fisher import _UNIT, gamma, mse, mse_ceiling
-from .master import FisherMaster
+from .master import SEARCH_ACCURACY, WARM, FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
 from .relaxation import relaxed_floor
+from .seeds import PER_INPUT, random_vertices
 
 #: The search stops at :data:`.engine.CLOSE` (10) times this certified gap relative to the MSE
 #: (scaled to ``tr(W F^-1)``, what the engine measures, in :func:`solve_estimation`): the
@@ -173,12 +174,21 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
     of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
     ``(raw, lower bound on tr(W F^-1), method, status)``. The lower bound is the larger of the
     search's and the relaxation's (:func:`.relaxation.relaxed_floor`, solved first: it does not
-    steer the search)."""
+    steer the search). The master starts from :func:`_initial`'s columns and
+    :data:`.seeds.PER_INPUT` N random vertices (:mod:`.seeds`), solves to
+    :data:`.master.SEARCH_ACCURACY`, warm-starts its barrier (:data:`.master.WARM`) and solves
+    its Newton systems by their Schur complement (:class:`.master._SchurState`); under a time
+    limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES` nodes."""
+    n = len(prior)
     with threadpool_limits(limits=1, user_api="blas"):
         relaxed = relaxed_floor(prior, eps, weights, budget)
-        master = FisherMaster(_initial(None, feasible, prior), weights, budget)
+        first = np.vstack([_initial(None, feasible, prior),
+                           random_vertices(prior, eps, PER_INPUT * n)])
+        master = FisherMaster(first, weights, budget, warm=WARM, accuracy=SEARCH_ACCURACY,
+                              schur=True)
         pricer = BranchPricer(prior, eps, weights, master,
-                              CappedPricer(prior, eps, weights, master))
+                              CappedPricer(prior, eps, weights, master),
+                              ROUND_NODES if budget.limited else NODES)
         try:
             search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
                                        relative=True, enough=CLOSE)

@@ -48,6 +48,13 @@ STEPS = 40
 SETTLE = 0.05
 #: Nodes at most per ceiling (a deterministic limit besides the deadline).
 NODES = 20000
+#: Nodes at most per round under a time limit (:func:`pmldesign.design.estimation._search`).
+#: When the root finds no column above the target, the branch and bound goes on until it finds
+#: one or certifies the target; at N = 100 (a node costs 2-6 ms on the shared machine) that
+#: search held the rest of a 55 s limit in one round under load, where the local search's
+#: columns still improved the design. Smaller gives the local search the round sooner, larger
+#: a better chance of the certificate; re-tuned by benchmarks/bench_estimation_ceiling.py.
+ROUND_NODES = 300
 #: The branch and bound stops at a ceiling of this much times ``tr(W F^-1)``: the certified
 #: relative gap it aims at (with the master's own). Smaller costs nodes; re-tuned by
 #: benchmarks/bench_estimation_ceiling.py.
@@ -348,7 +355,8 @@ class BranchPricer:
     no point of ``phi`` above the target ``TARGET tr(W F^-1)`` is found that way, the branch
     and bound runs down to that target: it either finds such points (they enter) or certifies
     that none exists (the search ends with its certified gap), or stops at its node limit or
-    the deadline without such a point: then the local search from the master's columns
+    the deadline without such a point (``nodes`` a round at most: :data:`NODES`, or
+    :data:`ROUND_NODES` under a time limit): then the local search from the master's columns
     (:meth:`.pricing.CappedPricer.price`) gives the entering columns, and the search ends
     when it finds none.
     """
@@ -356,9 +364,10 @@ class BranchPricer:
     reserve = 0.0
 
     def __init__(self, prior: np.ndarray, eps: float, weights: np.ndarray, master,
-                 local) -> None:
+                 local, nodes: int = NODES) -> None:
         self.prior, self.eps, self.weights, self.master = prior, eps, weights, master
         self.local = local
+        self.limit = nodes
         self.lowest = -math.inf
         self.nodes = 0
 
@@ -370,7 +379,7 @@ class BranchPricer:
             return self.local.price(duals, value, deadline)
         target = TARGET * abs(value)
         # the engine's deadline is the design's budget, as a time
-        result = ceiling(reduced, target, Budget(deadline), stop_above=target)
+        result = ceiling(reduced, target, Budget(deadline), stop_above=target, nodes=self.limit)
         self.nodes += result.nodes
         self.lowest = max(self.lowest, lower_bound(inverse, duals, self.weights, result.peak))
         if result.complete:

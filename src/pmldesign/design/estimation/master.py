@@ -42,6 +42,17 @@ _ENTRY_WEIGHT = 1e-2
 #: N = 3 stalled at a gap of 3e-8 when every solve pruned).
 _PRUNE = 1e-9
 _PRUNE_FROM = 4
+#: Accuracy of the master beyond the vertex enumeration (:func:`._search`), where the certified
+#: gap is far above it: three centerings fewer than :data:`_ACCURACY` a solve; 1e-6 left more
+#: columns above the pruning threshold, a larger master (docs/decisions/estimation-ceiling.md).
+#: Re-tuned by benchmarks/bench_estimation_ceiling.py.
+SEARCH_ACCURACY = 1e-8
+#: Beyond the enumeration a solve starts its barrier weight at this times the last solve's
+#: final one (never above ``f / K``) instead of ``f / K``: the previous design is near the new
+#: optimum, so the first centerings are skipped (21-23 Newton steps a round against 34-40 at
+#: Dirichlet(2) N = 100); larger keeps more centerings, smaller starts a centering further from
+#: the central path. Re-tuned by benchmarks/bench_estimation_ceiling.py.
+WARM = 1e3
 #: Factor by which the barrier weight shrinks between centerings.
 _SHRINK = 10.0
 #: A centering ends when the Newton decrement is below this share of the gap ``K mu``.
@@ -57,7 +68,10 @@ _POLISH = 10
 
 class FisherMaster:
     """Primal-dual interior point for the restricted master (module docstring), its solves
-    timed against ``budget`` (:attr:`reserve`).
+    timed against ``budget`` (:attr:`reserve`), each to the relative ``accuracy``, its Newton
+    systems solved through a Schur complement with ``schur`` (:class:`_SchurState`); with ``warm``,
+    every solve after the first starts its barrier weight at ``warm`` times the last solve's
+    final one (:attr:`mu`; :data:`WARM`) instead of at ``f / K``.
 
     Examples
     --------
@@ -70,10 +84,15 @@ class FisherMaster:
     """
 
     def __init__(self, columns: np.ndarray, weights: np.ndarray,
-                 budget: Budget = UNLIMITED) -> None:
+                 budget: Budget = UNLIMITED, warm: float | None = None,
+                 accuracy: float = _ACCURACY, schur: bool = False) -> None:
         self.columns = np.array(columns, dtype=float)
         self.weights = weights
         self.budget = budget
+        self.warm = warm
+        self.accuracy = accuracy
+        self.state = _SchurState if schur else _State
+        self.mu: float | None = None
         self.t = np.full(len(self.columns), 1.0 / len(self.columns))
         self.reserve = 0.0
         self.value = -math.inf
@@ -92,17 +111,20 @@ class FisherMaster:
         self.t = np.concatenate([self.t, np.full(len(columns), entry)])
 
     def solve(self, seconds: float | None) -> bool:
-        """Solve to :data:`_ACCURACY`; the time limit is not read (a solve of a few hundred
+        """Solve to :attr:`accuracy`; the time limit is not read (a solve of a few hundred
         columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop, timed on
         the budget's clock: 0 without a limit).
         :class:`SolverError` when the columns do not span R^N or the steps do not converge,
-        from the warm start and again from equal weights."""
+        from the warm start and again from equal weights (and the barrier's first weight)."""
         clock = self.budget.now()
+        mu = None if self.warm is None or self.mu is None else self.warm * self.mu
         try:
-            solution = _interior_point(self.columns, self.weights, self.t)
+            solution = _interior_point(self.columns, self.weights, self.t, mu,
+                                       self.accuracy, self.state)
         except SolverError:
-            solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)))
-        self.t, self.duals, self.inverse, value = solution
+            solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)),
+                                       accuracy=self.accuracy, state=self.state)
+        self.t, self.duals, self.inverse, value, self.mu = solution
         self.solved = (self.columns, self.t)  # whole: the pruned weights are in its row sums
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
             keep = self.t > _PRUNE * self.t.max()
@@ -131,13 +153,16 @@ class FisherMaster:
         return merged.T
 
 
-def _interior_point(columns: np.ndarray, weights: np.ndarray,
-                    start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """``(t, lambda, F(t)^-1, f(t))`` at the optimum of the restricted master, from ``start``
-    (any positive weights): the barrier method with infeasible-start Newton steps (Boyd and
+def _interior_point(columns: np.ndarray, weights: np.ndarray, start: np.ndarray,
+                    mu: float | None = None, accuracy: float = _ACCURACY,
+                    state: type[_State] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """``(t, lambda, F(t)^-1, f(t), final mu)`` at the optimum of the restricted
+    master, from ``start`` (any positive weights) and the barrier weight ``mu`` (at most, and by
+    default, ``f / K``): the barrier method with infeasible-start Newton steps (Boyd and
     Vandenberghe, *Convex Optimization*, Alg. 10.2 and 11.1; docs/references.md) on
     ``f(t) - mu sum log t`` subject to ``G^T t = 1``, mu divided by :data:`_SHRINK` until the
-    duality gap ``K mu`` is within :data:`_ACCURACY` of f; the centering at that last mu goes on
+    duality gap ``K mu`` is within ``accuracy`` of f; the centering at that last mu goes on
     until the gap at ``(F(t)^-1, lambda)`` over these columns (:meth:`_State.gap`) is within it
     too (a small decrement alone can leave ``lambda`` off by more: the Newton system's
     multipliers belong to the step's end, and a column of tiny weight hardly moves the
@@ -147,8 +172,8 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
     k, n = columns.shape
     t = np.maximum(start, 1e-3 / k)
     t *= 1.0 / t.sum()
-    state = _State(columns, weights, t)
-    mu = state.value / k
+    state = (state or _State)(columns, weights, t)
+    mu = state.value / k if mu is None else min(mu, state.value / k)
     steps = polish = 0
     while True:
         while True:  # centering at mu
@@ -156,12 +181,12 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray,
             if steps > _STEPS:
                 raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
             dt, lam, decrement = state.newton(mu)
-            centered = (np.abs(state.primal).max() <= _ACCURACY
+            centered = (np.abs(state.primal).max() <= accuracy
                         and decrement <= _CENTERING * k * mu)
-            if centered and k * mu > _ACCURACY * state.value:
+            if centered and k * mu > accuracy * state.value:
                 break
-            if centered and (polish == _POLISH or state.gap(-lam) <= _ACCURACY * state.value):
-                return state.t, -lam, state.inverse, state.value
+            if centered and (polish == _POLISH or state.gap(-lam) <= accuracy * state.value):
+                return state.t, -lam, state.inverse, state.value, mu
             # centered, lambda lagging: the full step (its decrease is below the barrier's
             # rounding, which the line search cannot see)
             polish += centered
@@ -236,7 +261,7 @@ class _State:
         step = min(1.0, 0.99 * _largest(self.t, dt))
         for _ in range(60):
             try:
-                trial = _State(self.columns, self.weights, self.t + step * dt)
+                trial = type(self)(self.columns, self.weights, self.t + step * dt)
             except SolverError:
                 step *= 0.5
                 continue
@@ -249,6 +274,48 @@ class _State:
                 return trial
             step *= 0.5
         return trial
+
+
+class _SchurState(_State):
+    """:class:`_State` with the same Newton step by cheaper linear algebra: both factors of the
+    Hessian as Gram matrices (``G S G^T = X X^T`` with ``X = G R``, ``S = R R^T``; ``G S W S G^T
+    = Y Y^T``, ``Y = G S W^(1/2)``: half the products each), and the system by the Cholesky
+    factor of its positive definite K-square block ``H_mu = T H T + mu I`` and the N-square
+    Schur complement ``A^T H_mu^-1 A`` (``A = T G``) instead of an LU factorisation of the whole
+    (K + N)-square system: about 1.5x less time a step at K = 600, N = 100 (a different rounding,
+    so used beyond the enumeration only). Falls back to :class:`_State`'s step when a
+    factorisation fails."""
+
+    def hessian(self) -> np.ndarray:
+        try:
+            root = np.linalg.cholesky(self.inverse)
+        except np.linalg.LinAlgError:
+            return super().hessian()
+        x = self.columns @ root
+        y = self.spread * np.sqrt(self.weights)
+        return 2.0 * (x @ x.T) * (y @ y.T)
+
+    def newton(self, mu: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """``H_mu ds - A nu = -T grad``, ``A^T ds = -(G^T t - 1)``: ``ds = H_mu^-1 (r + A nu)``
+        with ``(A^T H_mu^-1 A) nu = -(G^T t - 1) - A^T H_mu^-1 r``."""
+        import scipy.linalg
+
+        k, n = self.columns.shape
+        t = self.t
+        scaled = t[:, None] * self.columns
+        block = t[:, None] * self.hessian() * t[None, :]
+        block[np.diag_indices(k)] += mu
+        rhs = -t * self.gradient(mu)
+        try:
+            factor = scipy.linalg.cho_factor(block, check_finite=False)
+            solved = scipy.linalg.cho_solve(factor, np.column_stack([scaled, rhs]),
+                                            check_finite=False)
+            nu = np.linalg.solve(scaled.T @ solved[:, :n],
+                                 -self.primal - scaled.T @ solved[:, n])
+        except np.linalg.LinAlgError:
+            return super().newton(mu)
+        ds = solved[:, n] + solved[:, :n] @ nu
+        return t * ds, nu, float(ds @ (block @ ds))
 
 
 def _largest(x: np.ndarray, dx: np.ndarray) -> float:
