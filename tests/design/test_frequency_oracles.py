@@ -105,6 +105,36 @@ def test_structured_subset_selection_is_exact(monkeypatch):
     assert _exact_leakage_ok(columns, _points(SETS["box"]), 0.8)
 
 
+def _fisher_mse(matrix: np.ndarray, prior: np.ndarray) -> float:
+    """tr(F^-1) - p^T p, F = Q diag(1/q) Q^T, by numpy's inverse (the test's own)."""
+    q = prior @ matrix
+    return float(np.trace(np.linalg.inv((matrix / q) @ matrix.T)) - prior @ prior)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_subset_selection_takes_the_best_d_by_the_mse_it_reports(eps):
+    # race of Adult: the unbiased count prefers d = 1 at eps 1, the MLE of d = 2 is 8 % better
+    prior = np.bincount(pml.data.load_adult(["race"])["race"]) / 32561.0
+    exact = rational_prior(prior)
+    (oracle,) = [o for o in frequency_oracles(as_prior_set(prior), eps)
+                 if o.name == "subset selection"]
+    best = math.inf
+    for d in range(1, prior.size):
+        mass = float(sum(sorted(exact)[:d]))
+        members = np.array([[x in s for x in range(prior.size)]
+                            for s in itertools.combinations(range(prior.size), d)]).T
+        if math.exp(eps) * mass >= 1:  # R = inf: the reported subset holds the input
+            matrix = members.astype(float)
+        else:
+            big = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
+            matrix = np.where(members, big, 1.0)
+        matrix /= matrix.sum(axis=1, keepdims=True)
+        assert within(matrix, prior, eps)
+        best = min(best, _fisher_mse(matrix, prior))
+    assert oracle.estimator == "mle"
+    assert oracle.mse() <= best * (1 + 1e-9)
+
+
 def test_krr_variances_are_its_closed_form_and_l1_error_its_monte_carlo():
     krr = frequency_oracles(SETS["prior"], 1.0)[0]
     big, n = krr.parameters["ratio"], len(PRIOR)
