@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -162,6 +163,15 @@ def test_compare_estimation_lists_every_oracle_by_mse():
         if row.estimator == "mle":
             assert row.mse == pytest.approx(pml.estimation_mse(row.mechanism, PRIOR), rel=1e-9)
     assert pml.compare(PRIOR, 1.0, utility="estimation").contenders[0].mse_at_n is None
+
+
+def test_compare_estimation_at_eps_max_warns_once_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = pml.compare(PRIOR, 2.5, utility="estimation")  # epsilon_max = log 10
+    assert [w.category for w in caught] == [pml.EpsilonMaxWarning]
+    assert caught[0].filename == __file__
+    assert all(within(x.mechanism, PRIOR, 2.5) for x in c.contenders if x.mechanism is not None)
 
 
 def test_compare_estimation_bad_input():
