@@ -232,6 +232,39 @@ def test_beyond_enumeration_fixed_prior():
     assert r.mse <= _mse(_calibrated_krr(p, 1.0), p)
 
 
+def _calibrated_hadamard(p: np.ndarray, eps: float) -> np.ndarray:
+    """Hadamard response (Sylvester, K = 2^ceil(log2(N + 1)) outputs, input x supports the
+    outputs where row x + 1 is +1) with the ratio R of its two levels from the closed form
+    ``R / (1 + (R - 1) m) = e^eps`` at the smallest support mass m, lowered by 1e-9."""
+    k = 1 << len(p).bit_length()
+    sylvester = np.ones((1, 1))
+    while len(sylvester) < k:
+        sylvester = np.block([[sylvester, sylvester], [sylvester, -sylvester]])
+    members = sylvester[1:len(p) + 1] > 0
+    support = members.sum(axis=0)
+    mass = float((p @ members[:, (support > 0) & (support < len(p))]).min())
+    if math.exp(eps) * mass >= 1:  # R = inf: uniform over the outputs the input supports
+        matrix = members.astype(float)
+    else:
+        ratio = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
+        matrix = np.where(members, ratio, 1.0)
+    return matrix / matrix.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_beyond_enumeration_never_worse_than_the_built_oracles(eps):
+    # however early the search stops (here after its first master), it starts from the best
+    # of the oracles it can build: Zipf(1.1), N = 24, Hadamard response beats k-RR
+    p = 1.0 / np.arange(1, 25) ** 1.1
+    p /= p.sum()
+    inside = eps * (1 - 1e-8)  # float calibrations land within a few ulps of their target
+    oracles = [_calibrated_krr(p, inside), _calibrated_hadamard(p, inside)]
+    assert all(is_mechanism(m) and within(m, p, eps) for m in oracles)
+    r = pml.design(p, eps, utility="estimation", time_limit=1e-3)
+    assert is_mechanism(r.mechanism) and within(r.mechanism, p, eps)
+    assert r.mse <= min(_mse(m, p) for m in oracles) * (1 + 1e-9)
+
+
 def test_beyond_enumeration_sets_refused():
     p = np.full(20, 0.05)
     with pytest.raises(pml.InvalidInputError, match="beyond the"):
