@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 from exact_oracle import is_mechanism, within, within_ldp
+from prior_set_reference import exact_ball_points, exact_box_points, exactly_feasible
 
 import pmldesign as pml
 from pmldesign.uncertainty.prior_set import PriorSet
@@ -266,9 +267,31 @@ def test_beyond_enumeration_never_worse_than_the_built_oracles(eps):
 
 
 def test_beyond_enumeration_sets_refused():
-    p = np.full(20, 0.05)
+    # a vertex set (several cap rows) beyond the enumeration
+    rng = np.random.default_rng(2)
+    S = PriorSet.from_vertices(rng.dirichlet(np.full(20, 5.0), size=2))
     with pytest.raises(pml.InvalidInputError, match="beyond the"):
-        pml.design(p, 1.0, radius=0.01, utility="estimation")
+        pml.design(S, 1.0, utility="estimation")
+
+
+@pytest.mark.parametrize("kind", ["box", "ball"])
+def test_beyond_enumeration_box_and_ball(kind):
+    """N = 20, a box from counts and an l1 ball: the fixed-prior search for the set's inner
+    prior; eps-PML over the whole set exactly (every extreme point), the reported MSE bounds
+    the mechanism's under the reference from above, the lower bound is the identity's."""
+    rng = np.random.default_rng(7)
+    p = rng.dirichlet(np.full(20, 3.0))
+    if kind == "box":
+        S = PriorSet.from_counts(rng.multinomial(20000, p), 1e-6)
+        points = exact_box_points(S.lower)
+    else:
+        S = PriorSet.ball(p, 0.2 * p.min())
+        points = exact_ball_points(S.center, S.radius)
+    r = pml.design(S, 1.0, utility="estimation", time_limit=5)
+    assert is_mechanism(r.mechanism) and exactly_feasible(r.mechanism, points, 1.0)
+    assert r.mse >= _mse(r.mechanism, S.reference) * (1 - 1e-12)
+    floor = float(S.reference @ (1 - S.reference))
+    assert floor * (1 - 1e-12) <= r.mse_lower_bound <= r.mse and not r.exact
 
 
 def test_design_from_samples_estimation():

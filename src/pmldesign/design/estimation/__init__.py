@@ -18,7 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..._errors import InvalidInputError, SolverError
-from ...uncertainty.prior_set import PriorSet
+from ...uncertainty.prior_set import PriorSet, as_prior_set
 from ..budget import UNLIMITED, Budget
 from ..math.baselines import rr_ldp_for_pml
 from ..math.feasible import FeasibleSet
@@ -142,12 +142,14 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 FeasibleSet.for_set(prior_set, eps, outward=False))
     size = enumeration_size(n, feasible.a.size)
     if size > SET_ENUMERATION_LIMIT:
-        if ldp or not prior_set.is_point:
+        if ldp or feasible.a.size > 1:
             raise InvalidInputError(
                 f"utility='estimation': N = {n} with {feasible.a.size} cap row(s) needs {size} "
-                f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior "
-                "is searched beyond it)")
-        return finish(*_search(prior, eps, weights, feasible, budget))
+                f"vertex systems, beyond the {SET_ENUMERATION_LIMIT} enumerated (a fixed prior, "
+                "a box or an l1 ball is searched beyond it)")
+        if prior_set.is_point:
+            return finish(*_search(prior, eps, weights, feasible, budget))
+        return finish(*_inner_search(prior_set, eps, weights, budget))
     # small dense solves: one BLAS thread (BLAS threads contend on a shared machine for no gain
     # at these sizes: docs/decisions/estimation-ceiling.md); threadpoolctl acts on the whole
     # process meanwhile
@@ -184,6 +186,32 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
     method = (f"column generation with branch-and-bound pricing ({note}, "
               f"{len(master.columns)} columns in the master, {pricer.nodes} nodes)")
     return master.mechanism(), pricer.lowest, method, status
+
+
+def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray,
+                  budget: Budget) -> tuple[np.ndarray, float, str, str]:
+    """A box or an l1 ball beyond the enumeration: the fixed-prior search of :func:`_search`
+    for an inner budget. The set's floor is ``min_Q <Q, c> = <w, c> + m0 min c - m1 max c``
+    (:meth:`~pmldesign.uncertainty.PriorSet.floors`, ``m0, m1 >= 0``), so a column with
+    ``max c <= e^eps' <w / sum(w), c>``, ``e^eps' = e^eps sum(w) / (1 + e^eps m1)``, meets the
+    set's cap row ``max c <= e^eps min_Q <Q, c>`` (``m0 min c >= 0`` dropped): an eps'-PML
+    mechanism for the prior ``w / sum(w)`` is eps-PML over the set (the finalisation certifies
+    it over the set). The search measures the MSE under that prior, the result under the
+    reference; its lower bound holds for the inner problem only, so the identity's floor
+    stands (``-inf`` here)."""
+    floors = prior_set.floors()
+    w, top = floors.weights[0], float(floors.at_max[0])
+    total = math.fsum(w)
+    inner = eps + math.log(total) - math.log1p(math.exp(eps) * top)
+    if not inner > 0:
+        raise InvalidInputError(
+            f"eps: {eps:g} leaves no budget for the inner prior of this set beyond the "
+            f"enumeration (N = {prior_set.size}); use a larger eps or more samples")
+    point = w / total
+    raw, _, method, status = _search(point, inner, weights,
+                                     FeasibleSet.for_set(as_prior_set(point), inner,
+                                                         outward=False), budget)
+    return raw, -math.inf, f"{method}, for the set's inner prior at eps' = {inner:.6g}", status
 
 
 def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
