@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
 from exact_oracle import is_mechanism, within, within_ldp
+from prior_set_reference import exact_ball_points, exact_box_points, exactly_feasible
 
 import pmldesign as pml
 from pmldesign.uncertainty.prior_set import PriorSet
@@ -190,6 +192,32 @@ def test_cli_estimation():
     assert bad.stderr.strip().count("\n") == 0 and bad.stderr.startswith("error: weights")
 
 
+def test_a_vertex_dropped_early_enters_again_after_progress():
+    # occupation of Adult without "?" (N = 14) at eps 1: a vertex the master pruned early is
+    # needed later; capped at three offers for the whole search it ended at a gap of 5.9e-4
+    codes = pml.data.load_adult(["occupation"])["occupation"]
+    missing = pml.data.adult_levels()["occupation"].index("?")
+    p = np.bincount(codes[codes != missing]) / np.count_nonzero(codes != missing)
+    p = p[p > 0]
+    r = pml.design(p, 1.0, utility="estimation")
+    assert r.mse - r.mse_lower_bound <= 1e-7 * r.mse
+    assert r.mse >= _mse(r.mechanism, p) * (1 - 1e-12)
+    assert is_mechanism(r.mechanism) and within(r.mechanism, p, 1.0)
+
+
+def test_a_search_without_progress_stops():
+    # one share of 0.9 and a Zipf tail, N = 12, eps 2: the master's value and the certified
+    # bound stop moving at a gap of 1.6e-9 while columns of tiny phi keep entering (hundreds of
+    # rounds and minutes without a time limit); the search ends after a few idle rounds
+    tail = 1.0 / np.arange(1, 12) ** 1.3
+    p = np.r_[0.9, 0.1 * tail / tail.sum()]
+    r = pml.design(p, 2.0, utility="estimation")
+    rounds = int(re.search(r"\((\d+) rounds", r.method).group(1))
+    assert rounds <= 60
+    assert r.mse - r.mse_lower_bound <= 1e-7 * r.mse
+    assert is_mechanism(r.mechanism) and within(r.mechanism, p, 2.0)
+
+
 def test_beyond_enumeration_fixed_prior():
     """N = 20 (12.6 million vertex systems): the branch-and-bound pricing; feasible exactly,
     the reported MSE bounds the mechanism's from above, the lower bound is at least the
@@ -205,10 +233,65 @@ def test_beyond_enumeration_fixed_prior():
     assert r.mse <= _mse(_calibrated_krr(p, 1.0), p)
 
 
+def _calibrated_hadamard(p: np.ndarray, eps: float) -> np.ndarray:
+    """Hadamard response (Sylvester, K = 2^ceil(log2(N + 1)) outputs, input x supports the
+    outputs where row x + 1 is +1) with the ratio R of its two levels from the closed form
+    ``R / (1 + (R - 1) m) = e^eps`` at the smallest support mass m, lowered by 1e-9."""
+    k = 1 << len(p).bit_length()
+    sylvester = np.ones((1, 1))
+    while len(sylvester) < k:
+        sylvester = np.block([[sylvester, sylvester], [sylvester, -sylvester]])
+    members = sylvester[1:len(p) + 1] > 0
+    support = members.sum(axis=0)
+    mass = float((p @ members[:, (support > 0) & (support < len(p))]).min())
+    if math.exp(eps) * mass >= 1:  # R = inf: uniform over the outputs the input supports
+        matrix = members.astype(float)
+    else:
+        ratio = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
+        matrix = np.where(members, ratio, 1.0)
+    return matrix / matrix.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_beyond_enumeration_never_worse_than_the_built_oracles(eps):
+    # however early the search stops (here after its first master), it starts from the best
+    # of the oracles it can build: Zipf(1.1), N = 24, Hadamard response beats k-RR
+    p = 1.0 / np.arange(1, 25) ** 1.1
+    p /= p.sum()
+    inside = eps * (1 - 1e-8)  # float calibrations land within a few ulps of their target
+    oracles = [_calibrated_krr(p, inside), _calibrated_hadamard(p, inside)]
+    assert all(is_mechanism(m) and within(m, p, eps) for m in oracles)
+    r = pml.design(p, eps, utility="estimation", time_limit=1e-3)
+    assert is_mechanism(r.mechanism) and within(r.mechanism, p, eps)
+    assert r.mse <= min(_mse(m, p) for m in oracles) * (1 + 1e-9)
+
+
 def test_beyond_enumeration_sets_refused():
-    p = np.full(20, 0.05)
+    # a vertex set (several cap rows) beyond the enumeration
+    rng = np.random.default_rng(2)
+    S = PriorSet.from_vertices(rng.dirichlet(np.full(20, 5.0), size=2))
     with pytest.raises(pml.InvalidInputError, match="beyond the"):
-        pml.design(p, 1.0, radius=0.01, utility="estimation")
+        pml.design(S, 1.0, utility="estimation")
+
+
+@pytest.mark.parametrize("kind", ["box", "ball"])
+def test_beyond_enumeration_box_and_ball(kind):
+    """N = 20, a box from counts and an l1 ball: the fixed-prior search for the set's inner
+    prior; eps-PML over the whole set exactly (every extreme point), the reported MSE bounds
+    the mechanism's under the reference from above, the lower bound is the identity's."""
+    rng = np.random.default_rng(7)
+    p = rng.dirichlet(np.full(20, 3.0))
+    if kind == "box":
+        S = PriorSet.from_counts(rng.multinomial(20000, p), 1e-6)
+        points = exact_box_points(S.lower)
+    else:
+        S = PriorSet.ball(p, 0.2 * p.min())
+        points = exact_ball_points(S.center, S.radius)
+    r = pml.design(S, 1.0, utility="estimation", time_limit=5)
+    assert is_mechanism(r.mechanism) and exactly_feasible(r.mechanism, points, 1.0)
+    assert r.mse >= _mse(r.mechanism, S.reference) * (1 - 1e-12)
+    floor = float(S.reference @ (1 - S.reference))
+    assert floor * (1 - 1e-12) <= r.mse_lower_bound <= r.mse and not r.exact
 
 
 def test_design_from_samples_estimation():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -105,6 +106,36 @@ def test_structured_subset_selection_is_exact(monkeypatch):
     assert _exact_leakage_ok(columns, _points(SETS["box"]), 0.8)
 
 
+def _fisher_mse(matrix: np.ndarray, prior: np.ndarray) -> float:
+    """tr(F^-1) - p^T p, F = Q diag(1/q) Q^T, by numpy's inverse (the test's own)."""
+    q = prior @ matrix
+    return float(np.trace(np.linalg.inv((matrix / q) @ matrix.T)) - prior @ prior)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_subset_selection_takes_the_best_d_by_the_mse_it_reports(eps):
+    # race of Adult: the unbiased count prefers d = 1 at eps 1, the MLE of d = 2 is 8 % better
+    prior = np.bincount(pml.data.load_adult(["race"])["race"]) / 32561.0
+    exact = rational_prior(prior)
+    (oracle,) = [o for o in frequency_oracles(as_prior_set(prior), eps)
+                 if o.name == "subset selection"]
+    best = math.inf
+    for d in range(1, prior.size):
+        mass = float(sum(sorted(exact)[:d]))
+        members = np.array([[x in s for x in range(prior.size)]
+                            for s in itertools.combinations(range(prior.size), d)]).T
+        if math.exp(eps) * mass >= 1:  # R = inf: the reported subset holds the input
+            matrix = members.astype(float)
+        else:
+            big = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
+            matrix = np.where(members, big, 1.0)
+        matrix /= matrix.sum(axis=1, keepdims=True)
+        assert within(matrix, prior, eps)
+        best = min(best, _fisher_mse(matrix, prior))
+    assert oracle.estimator == "mle"
+    assert oracle.mse() <= best * (1 + 1e-9)
+
+
 def test_krr_variances_are_its_closed_form_and_l1_error_its_monte_carlo():
     krr = frequency_oracles(SETS["prior"], 1.0)[0]
     big, n = krr.parameters["ratio"], len(PRIOR)
@@ -134,6 +165,15 @@ def test_compare_estimation_lists_every_oracle_by_mse():
     assert pml.compare(PRIOR, 1.0, utility="estimation").contenders[0].mse_at_n is None
 
 
+def test_compare_estimation_at_eps_max_warns_once_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = pml.compare(PRIOR, 2.5, utility="estimation")  # epsilon_max = log 10
+    assert [w.category for w in caught] == [pml.EpsilonMaxWarning]
+    assert caught[0].filename == __file__
+    assert all(within(x.mechanism, PRIOR, 2.5) for x in c.contenders if x.mechanism is not None)
+
+
 def test_compare_estimation_bad_input():
     with pytest.raises(pml.InvalidInputError, match="gain"):
         pml.compare(PRIOR, 1.0, utility="estimation", gain=np.eye(4))
@@ -147,31 +187,3 @@ def test_an_estimation_comparison_is_plain_json():
     data = json.loads(json.dumps(pml.compare(PRIOR, 1.0, utility="estimation").to_dict()))
     assert {row["name"] for row in data["contenders"]} >= {"k-RR", "OUE"}
     assert data["utility"] == "estimation" and data["prior_set"]["kind"] == "ball"
-
-
-def test_subset_selection_best_d_by_mle():
-    """Subset selection's reported MSE is at most that of every d-subset selection built
-    here, each at the largest LDP ratio whose PML for the prior is eps (the least likely
-    d-subset leaks ``log(R / (1 + (R - 1) P(T)))``), scored by the MLE's n*MSE computed
-    here (race at eps 1: d = 2 beats k-RR)."""
-    from pmldesign.data import load_adult
-    from pmldesign.uncertainty.prior_set import PriorSet
-
-    race = load_adult(["race"])["race"]
-    prior = np.bincount(race) / race.size
-    n, eps = prior.size, 1.0
-    (oracle,) = [o for o in frequency_oracles(PriorSet.ball(prior, 0.0), eps)
-                 if o.name == "subset selection"]
-    best = math.inf
-    for d in range(1, n):
-        mass = float(np.sort(prior)[:d].sum())
-        ratio = math.exp(eps) * (1 - mass) / (1 - math.exp(eps) * mass) * (1 - 1e-9)
-        subsets = list(itertools.combinations(range(n), d))
-        raw = np.array([[ratio if x in s else 1.0 for s in subsets] for x in range(n)])
-        mechanism = raw / raw.sum(axis=1, keepdims=True)
-        assert within(mechanism, prior, eps)
-        q = prior @ mechanism
-        fisher = (mechanism / q) @ mechanism.T
-        best = min(best, float(np.trace(np.linalg.inv(fisher)) - prior @ prior))
-    assert oracle.mse() <= best * (1 + 1e-6)
-    assert oracle.parameters["d"] == 2

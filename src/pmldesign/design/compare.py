@@ -10,12 +10,13 @@ see :func:`rr_for_pml`) and the third because eps-LDP implies eps-PML for every 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from .._errors import InvalidInputError
+from .._errors import EpsilonMaxWarning, InvalidInputError
 from .._results import Result
 from .._validation import as_int, as_nonnegative, as_time_limit
 from ..certification import certify
@@ -23,6 +24,7 @@ from ..leakage.measures import ldp_epsilon
 from ..uncertainty.prior_set import PriorSet, as_prior_set
 from .api import _solve, _solve_set, objective, utility_value
 from .closed_form import rr_for_pml
+from .math.eps_max import warn_at_eps_max
 from .oracles.comparison import EstimationComparison, compare_estimation
 
 if TYPE_CHECKING:
@@ -195,7 +197,13 @@ def compare(prior: PriorLike, eps: float, *, radius: float = 0.0, utility: str |
         if gain is not None:
             raise InvalidInputError("gain: utility 'estimation' does not take a gain matrix")
         records = None if n is None else as_int(n, "n", minimum=1)
-        return compare_estimation(prior_set, eps, records, as_time_limit(time_limit))
+        limit = as_time_limit(time_limit)
+        # one warning at the caller's line: k-RR and the design would each warn from inside
+        if warn_at_eps_max(eps, prior_set.epsilon_max, "the identity (every contender)"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EpsilonMaxWarning)
+                return compare_estimation(prior_set, eps, records, limit)
+        return compare_estimation(prior_set, eps, records, limit)
     kind, matrix = objective(utility, gain, prior_set.size)
     limit = as_time_limit(time_limit)
     pml = _solve_set(prior_set, eps, matrix, limit)
