@@ -26,7 +26,7 @@ from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
-from .branch import NODES, ROUND_NODES, BranchPricer
+from .branch import NODES, ROUND_NODES, TARGET, BranchPricer
 from .fisher import _UNIT, gamma, mse, mse_ceiling
 from .master import SEARCH_ACCURACY, WARM, FisherMaster
 from .pricing import CappedPricer, TablePricer, vertex_table
@@ -182,7 +182,9 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
     :data:`.seeds.PER_INPUT` N random vertices (:mod:`.seeds`), solves to
     :data:`.master.SEARCH_ACCURACY`, warm-starts its barrier (:data:`.master.WARM`) and solves
     its Newton systems by their Schur complement (:class:`.master._SchurState`); under a time
-    limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES` nodes."""
+    limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES` nodes. The search
+    ends once the certified gap is within :data:`.branch.TARGET` of ``tr(W F^-1)`` (either
+    bound), when no column enters, or at the budget's end."""
     n = len(prior)
     with threadpool_limits(limits=1, user_api="blas"):
         relaxed = relaxed_floor(prior, eps, weights, budget) if relax else -math.inf
@@ -194,8 +196,10 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
                               CappedPricer(prior, eps, weights, master),
                               ROUND_NODES if budget.limited else NODES)
         try:
-            search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
-                                       relative=True, enough=CLOSE)
+            # the search ends once either certified bound is within TARGET of tr(W F^-1), as
+            # the branch and bound aims at no closer
+            search = column_generation(master, pricer, budget.deadline, -relaxed, tolerance,
+                                       relative=True, enough=max(CLOSE, TARGET / tolerance))
             status, note = search.status, f"{search.rounds} rounds"
         except SolverError as error:  # a master that stops converging: its last design
             if master.solved is None:

@@ -125,9 +125,10 @@ def column_generation(master: Master, pricer: Pricer, deadline: float, upper_bou
     relative : bool
         Relative tolerance.
     enough : float
-        Stop once the gap is within ``enough`` tolerances (at most :data:`CLOSE`, which is what
-        "optimal" means): a search whose bound carries a rounding allowance of more than one
-        tolerance may stop as soon as it is optimal in that sense.
+        Stop once the gap is within ``enough`` tolerances: a search whose bound carries a
+        rounding allowance of more than one tolerance may stop as soon as it is optimal
+        (:data:`CLOSE` tolerances, which is what "optimal" means), one that aims at a certified
+        gap rather than optimality at that gap (status "certified gap").
 
     Returns
     -------
