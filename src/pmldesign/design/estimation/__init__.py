@@ -163,12 +163,16 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
         table, complete = vertex_table(prior, feasible, budget.deadline)
         master = FisherMaster(_initial(table, feasible, prior), weights, budget)
         pricer = TablePricer(table, weights, master)
-        search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
-                                   relative=True, enough=CLOSE)
+        try:
+            search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
+                                       relative=True, enough=CLOSE)
+            raw, status, note = master.mechanism(), search.status, f"{search.rounds} rounds"
+        except SolverError as error:
+            (raw, note), status = _stopped(master, error, feasible, n), Status.GAP
     lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
-    method = (f"column generation over {len(table)} vertex columns ({search.rounds} rounds, "
+    method = (f"column generation over {len(table)} vertex columns ({note}, "
               f"{len(master.columns)} columns in the master)")
-    return finish(master.mechanism(), lowest, method, search.status)
+    return finish(raw, lowest, method, status)
 
 
 def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
@@ -196,16 +200,28 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
         try:
             search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
                                        relative=True, enough=CLOSE)
-            status, note = search.status, f"{search.rounds} rounds"
-        except SolverError as error:  # a master that stops converging: its last design
-            if master.solved is None:
-                raise
-            master.restore()
-            status, note = Status.GAP, f"stopped: {error}"
+            raw, status, note = master.mechanism(), search.status, f"{search.rounds} rounds"
+        except SolverError as error:
+            (raw, note), status = _stopped(master, error, feasible, n), Status.GAP
     method = (f"column generation with branch-and-bound pricing ({note}, "
               f"{len(master.columns)} columns in the master, {pricer.nodes} nodes); lower bound "
               f"from the {'relaxation' if relaxed > pricer.lowest else 'branch and bound'}")
-    return master.mechanism(), max(pricer.lowest, relaxed), method, status
+    return raw, max(pricer.lowest, relaxed), method, status
+
+
+def _stopped(master: FisherMaster, error: SolverError, feasible: FeasibleSet, n: int
+             ) -> tuple[np.ndarray, str]:
+    """``(raw mechanism, note)`` after a master that stopped converging (``error``): its last
+    solved design, or randomized response's (:func:`_randomized_response`) when it solved none.
+    The master fails at small eps: every column g of L has ``<p, g> = 1`` and entries at most
+    e^eps, so ``F(t) = 1 1^T + sum_j t_j h_j h_j^T`` with ``h_j = g_j - 1``,
+    ``sum_x p_x |h_jx| <= 2 (e^eps - 1)``: a part that the floats lose next to ``1 1^T``
+    (p = (0.5, 0.3, 0.2) at eps 0.002). The finalisation and :func:`.mse_ceiling` still
+    certify randomized response's design."""
+    if master.solved is None:
+        return _randomized_response(feasible, n), f"randomized response: no master design, {error}"
+    master.restore()
+    return master.mechanism(), f"stopped: {error}"
 
 
 def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: Budget,
@@ -245,15 +261,21 @@ def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray)
     such s is below 1 for eps > 0.
     """
     n = len(prior)
-    excess = np.maximum(feasible.a[:, None] - feasible.b, 0.0)  # (k, N): a - b_y
-    room = feasible.b.sum(axis=1) + feasible.d - feasible.a  # e^eps - 1 per row
-    share = float((n * excess / (n * excess + room[:, None])).max())
-    columns = np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
+    columns = _randomized_response(feasible, n)  # symmetric: row y is output y's column
     columns /= (columns @ prior)[:, None]
     if table is None:
         return np.vstack([columns, np.ones((1, n)), _hadamard_columns(prior, feasible.eps)])
     peaks = table[np.unique(np.argmax(table, axis=0))]
     return np.vstack([columns, peaks])
+
+
+def _randomized_response(feasible: FeasibleSet, n: int) -> np.ndarray:
+    """Randomized response ``(s/N) 1 1^T + (1 - s) I`` with the least share s whose columns
+    meet every cap row of ``feasible`` (:func:`_initial`)."""
+    excess = np.maximum(feasible.a[:, None] - feasible.b, 0.0)  # (k, N): a - b_y
+    room = feasible.b.sum(axis=1) + feasible.d - feasible.a  # e^eps - 1 per row
+    share = float((n * excess / (n * excess + room[:, None])).max())
+    return np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
 
 
 def _hadamard_columns(prior: np.ndarray, eps: float) -> np.ndarray:
