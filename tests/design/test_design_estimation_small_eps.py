@@ -49,3 +49,15 @@ def test_small_eps_gives_a_certified_design(prior, eps):
     exact = _exact_mse(r.mechanism, prior)
     assert math.isfinite(r.mse)
     assert Fraction(r.mse_lower_bound) <= exact <= Fraction(r.mse)
+
+
+def test_tiny_eps_is_a_certified_gap_even_without_a_finite_bound():
+    """At eps 1e-8 the master finds no design and the MSE (about 1e16) is beyond the float
+    bound: randomized response, within eps, never reported optimal."""
+    prior, eps = [0.5, 0.3, 0.2], 1e-8
+    r = pml.design(prior, eps, utility="estimation")
+    assert within(r.mechanism, prior, eps)
+    assert r.status == "certified gap"
+    exact = _exact_mse(r.mechanism, prior)
+    assert Fraction(r.mse_lower_bound) <= exact
+    assert r.mse == math.inf or exact <= Fraction(r.mse)
