@@ -9,7 +9,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from exact_oracle import is_mechanism, rational_matrix, rational_prior, within
+from exact_oracle import is_mechanism, rational_matrix, rational_prior, within, within_ldp
 
 import pmldesign as pml
 
@@ -61,3 +61,16 @@ def test_tiny_eps_is_a_certified_gap_even_without_a_finite_bound():
     exact = _exact_mse(r.mechanism, prior)
     assert Fraction(r.mse_lower_bound) <= exact
     assert r.mse == math.inf or exact <= Fraction(r.mse)
+
+
+def test_ldp_at_small_eps_keeps_the_last_solved_design():
+    """eps-LDP at eps 1e-6: a later master stalls before its first centering; the design is
+    the last solved one, within eps, its bounds around the rational MSE."""
+    prior, eps = [0.5, 0.3, 0.2], 1e-6
+    r = pml.design_ldp(prior, eps, utility="estimation")
+    assert is_mechanism(r.mechanism)
+    assert within_ldp(r.mechanism, eps)
+    assert r.status == "certified gap"
+    exact = _exact_mse(r.mechanism, prior)
+    assert math.isfinite(r.mse)
+    assert Fraction(r.mse_lower_bound) <= exact <= Fraction(r.mse)
