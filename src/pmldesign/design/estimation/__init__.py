@@ -23,7 +23,7 @@ from ..budget import UNLIMITED, Budget
 from ..math.baselines import rr_ldp_for_pml
 from ..math.feasible import FeasibleSet
 from ..repair import Finalized, finalize
-from ..search.engine import CLOSE, column_generation
+from ..search.engine import CLOSE, Pricer, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
 from .branch import NODES, ROUND_NODES, BranchPricer
@@ -163,12 +163,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
         table, complete = vertex_table(prior, feasible, budget.deadline)
         master = FisherMaster(_initial(table, feasible, prior), weights, budget)
         pricer = TablePricer(table, weights, master)
-        try:
-            search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
-                                       relative=True, enough=CLOSE)
-            raw, status, note = master.mechanism(), search.status, f"{search.rounds} rounds"
-        except SolverError as error:
-            (raw, note), status = _stopped(master, error, feasible, n), Status.GAP
+        raw, status, note = _generate(master, pricer, budget, tolerance, feasible)
     lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
     method = (f"column generation over {len(table)} vertex columns ({note}, "
               f"{len(master.columns)} columns in the master)")
@@ -197,31 +192,33 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
         pricer = BranchPricer(prior, eps, weights, master,
                               CappedPricer(prior, eps, weights, master),
                               ROUND_NODES if budget.limited else NODES)
-        try:
-            search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
-                                       relative=True, enough=CLOSE)
-            raw, status, note = master.mechanism(), search.status, f"{search.rounds} rounds"
-        except SolverError as error:
-            (raw, note), status = _stopped(master, error, feasible, n), Status.GAP
+        raw, status, note = _generate(master, pricer, budget, tolerance, feasible)
     method = (f"column generation with branch-and-bound pricing ({note}, "
               f"{len(master.columns)} columns in the master, {pricer.nodes} nodes); lower bound "
               f"from the {'relaxation' if relaxed > pricer.lowest else 'branch and bound'}")
     return raw, max(pricer.lowest, relaxed), method, status
 
 
-def _stopped(master: FisherMaster, error: SolverError, feasible: FeasibleSet, n: int
-             ) -> tuple[np.ndarray, str]:
-    """``(raw mechanism, note)`` after a master that stopped converging (``error``): its last
-    solved design, or randomized response's (:func:`_randomized_response`) when it solved none.
-    The master fails at small eps: every column g of L has ``<p, g> = 1`` and entries at most
-    e^eps, so ``F(t) = 1 1^T + sum_j t_j h_j h_j^T`` with ``h_j = g_j - 1``,
-    ``sum_x p_x |h_jx| <= 2 (e^eps - 1)``: a part that the floats lose next to ``1 1^T``
-    (p = (0.5, 0.3, 0.2) at eps 0.002). The finalisation and :func:`.mse_ceiling` still
-    certify randomized response's design."""
-    if master.solved is None:
-        return _randomized_response(feasible, n), f"randomized response: no master design, {error}"
-    master.restore()
-    return master.mechanism(), f"stopped: {error}"
+def _generate(master: FisherMaster, pricer: Pricer, budget: Budget, tolerance: float,
+              feasible: FeasibleSet) -> tuple[np.ndarray, str, str]:
+    """``(raw mechanism, status, note)`` of column generation with ``master`` and ``pricer``
+    to the relative ``tolerance``. A master that stops converging (:class:`SolverError`) ends
+    it with status "certified gap" at its last solved design, or at randomized response's
+    (:func:`_randomized_response`) when it solved none: at small eps every column g of L has
+    ``<p, g> = 1`` and entries at most e^eps, so ``F(t) = 1 1^T + sum_j t_j h_j h_j^T``
+    (``h_j = g_j - 1``, ``sum_x p_x |h_jx| <= 2 (e^eps - 1)``) is near ``1 1^T`` and, below
+    about eps 1e-8, singular in floats. The finalisation and :func:`.mse_ceiling` certify the
+    design whatever it is."""
+    try:
+        search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
+                                   relative=True, enough=CLOSE)
+        return master.mechanism(), search.status, f"{search.rounds} rounds"
+    except SolverError as error:
+        if master.solved is None:
+            return (_randomized_response(feasible, master.columns.shape[1]), Status.GAP,
+                    f"randomized response: no master design, {error}")
+        master.restore()
+        return master.mechanism(), Status.GAP, f"stopped: {error}"
 
 
 def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: Budget,
