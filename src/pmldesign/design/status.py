@@ -5,6 +5,7 @@ Named once here; every search and result of :mod:`pmldesign.design` uses these.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 
 #: ``exact``: the certified gap ``upper_bound - utility`` is at most ``EXACT_GAP`` times
@@ -43,13 +44,14 @@ def scale(utility: float) -> float:
 
 
 def is_exact(upper_bound: float, utility: float) -> bool:
-    """Whether ``upper_bound - utility <= EXACT_GAP * scale(utility)``.
+    """Whether ``upper_bound - utility <= EXACT_GAP * scale(utility)``, never for an infinite
+    utility (an infinite gap would meet its infinite scale).
 
     Examples
     --------
     >>> is_exact(-1.35867582033e-05, -1.35867720736e-05)  # relative gap 1.0e-6
     False
-    >>> is_exact(1.0 + 1e-10, 1.0), is_exact(0.0, 0.0)
-    (True, True)
+    >>> is_exact(1.0 + 1e-10, 1.0), is_exact(0.0, 0.0), is_exact(-0.5, -math.inf)
+    (True, True, False)
     """
-    return upper_bound - utility <= EXACT_GAP * scale(utility)
+    return math.isfinite(utility) and upper_bound - utility <= EXACT_GAP * scale(utility)

@@ -23,7 +23,7 @@ from ..budget import UNLIMITED, Budget
 from ..math.baselines import rr_ldp_for_pml
 from ..math.feasible import FeasibleSet
 from ..repair import Finalized, finalize
-from ..search.engine import CLOSE, column_generation
+from ..search.engine import CLOSE, Pricer, column_generation
 from ..search.set_vertices import SET_ENUMERATION_LIMIT, enumeration_size
 from ..status import Status, is_exact
 from .branch import NODES, ROUND_NODES, TARGET, BranchPricer
@@ -163,12 +163,11 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
         table, complete = vertex_table(prior, feasible, budget.deadline)
         master = FisherMaster(_initial(table, feasible, prior), weights, budget)
         pricer = TablePricer(table, weights, master)
-        search = column_generation(master, pricer, budget.deadline, math.inf, tolerance,
-                                   relative=True, enough=CLOSE)
+        raw, status, note = _generate(master, pricer, budget, tolerance, feasible)
     lowest = pricer.lowest if complete and not (ldp and eps > LDP_EPS_MAX) else -math.inf
-    method = (f"column generation over {len(table)} vertex columns ({search.rounds} rounds, "
+    method = (f"column generation over {len(table)} vertex columns ({note}, "
               f"{len(master.columns)} columns in the master)")
-    return finish(master.mechanism(), lowest, method, search.status)
+    return finish(raw, lowest, method, status)
 
 
 def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: FeasibleSet,
@@ -195,21 +194,39 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
         pricer = BranchPricer(prior, eps, weights, master,
                               CappedPricer(prior, eps, weights, master),
                               ROUND_NODES if budget.limited else NODES)
-        try:
-            # the search ends once either certified bound is within TARGET of tr(W F^-1), as
-            # the branch and bound aims at no closer
-            search = column_generation(master, pricer, budget.deadline, -relaxed, tolerance,
-                                       relative=True, enough=max(CLOSE, TARGET / tolerance))
-            status, note = search.status, f"{search.rounds} rounds"
-        except SolverError as error:  # a master that stops converging: its last design
-            if master.solved is None:
-                raise
-            master.restore()
-            status, note = Status.GAP, f"stopped: {error}"
+        # the search ends once either certified bound is within TARGET of tr(W F^-1), as the
+        # branch and bound aims at no closer
+        raw, status, note = _generate(master, pricer, budget, tolerance, feasible, -relaxed,
+                                      max(CLOSE, TARGET / tolerance))
     method = (f"column generation with branch-and-bound pricing ({note}, "
               f"{len(master.columns)} columns in the master, {pricer.nodes} nodes); lower bound "
               f"from the {'relaxation' if relaxed > pricer.lowest else 'branch and bound'}")
-    return master.mechanism(), max(pricer.lowest, relaxed), method, status
+    return raw, max(pricer.lowest, relaxed), method, status
+
+
+def _generate(master: FisherMaster, pricer: Pricer, budget: Budget, tolerance: float,
+              feasible: FeasibleSet, upper_bound: float = math.inf, enough: float = CLOSE
+              ) -> tuple[np.ndarray, str, str]:
+    """``(raw mechanism, status, note)`` of column generation with ``master`` and ``pricer``
+    to the relative ``tolerance`` (``upper_bound`` and ``enough`` as in
+    :func:`~pmldesign.design.search.engine.column_generation`). A master that stops
+    converging (:class:`SolverError`) ends it with status "certified gap" at its last solved
+    design, or at randomized response's (:func:`_randomized_response`) when it solved none: at
+    small eps every column g of L has ``<p, g> = 1`` and entries at most e^eps, so
+    ``F(t) = 1 1^T + sum_j t_j h_j h_j^T`` (``h_j = g_j - 1``,
+    ``sum_x p_x |h_jx| <= 2 (e^eps - 1)``) is near ``1 1^T`` and, below about eps 1e-8,
+    singular in floats. The finalisation and :func:`.mse_ceiling` certify the design whatever
+    it is."""
+    try:
+        search = column_generation(master, pricer, budget.deadline, upper_bound, tolerance,
+                                   relative=True, enough=enough)
+        return master.mechanism(), search.status, f"{search.rounds} rounds"
+    except SolverError as error:
+        if master.solved is None:
+            return (_randomized_response(feasible, master.columns.shape[1]), Status.GAP,
+                    f"randomized response: no master design, {error}")
+        master.restore()
+        return master.mechanism(), Status.GAP, f"stopped: {error}"
 
 
 def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: Budget,
@@ -249,15 +266,21 @@ def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray)
     such s is below 1 for eps > 0.
     """
     n = len(prior)
-    excess = np.maximum(feasible.a[:, None] - feasible.b, 0.0)  # (k, N): a - b_y
-    room = feasible.b.sum(axis=1) + feasible.d - feasible.a  # e^eps - 1 per row
-    share = float((n * excess / (n * excess + room[:, None])).max())
-    columns = np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
+    columns = _randomized_response(feasible, n)  # symmetric: row y is output y's column
     columns /= (columns @ prior)[:, None]
     if table is None:
         return np.vstack([columns, np.ones((1, n)), _hadamard_columns(prior, feasible.eps)])
     peaks = table[np.unique(np.argmax(table, axis=0))]
     return np.vstack([columns, peaks])
+
+
+def _randomized_response(feasible: FeasibleSet, n: int) -> np.ndarray:
+    """Randomized response ``(s/N) 1 1^T + (1 - s) I`` with the least share s whose columns
+    meet every cap row of ``feasible`` (:func:`_initial`)."""
+    excess = np.maximum(feasible.a[:, None] - feasible.b, 0.0)  # (k, N): a - b_y
+    room = feasible.b.sum(axis=1) + feasible.d - feasible.a  # e^eps - 1 per row
+    share = float((n * excess / (n * excess + room[:, None])).max())
+    return np.full((n, n), share / n) + (1.0 - share) * np.eye(n)
 
 
 def _hadamard_columns(prior: np.ndarray, eps: float) -> np.ndarray:

@@ -115,15 +115,22 @@ class FisherMaster:
         columns takes milliseconds; :attr:`reserve` keeps twice the last one for the loop, timed on
         the budget's clock: 0 without a limit).
         :class:`SolverError` when the columns do not span R^N or the steps do not converge,
-        from the warm start and again from equal weights (and the barrier's first weight)."""
+        from the warm start and again from equal weights (and the barrier's first weight),
+        unless the second run centred at some barrier weight: then that last centred point
+        (:class:`_Stalled`; its gap is the pricing's to measure)."""
         clock = self.budget.now()
         mu = None if self.warm is None or self.mu is None else self.warm * self.mu
         try:
             solution = _interior_point(self.columns, self.weights, self.t, mu,
                                        self.accuracy, self.state)
         except SolverError:
-            solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)),
-                                       accuracy=self.accuracy, state=self.state)
+            try:
+                solution = _interior_point(self.columns, self.weights, np.ones(len(self.t)),
+                                           accuracy=self.accuracy, state=self.state)
+            except _Stalled as error:  # the accuracy is below the rounding of its Newton steps
+                if error.solution is None:
+                    raise
+                solution = error.solution
         self.t, self.duals, self.inverse, value, self.mu = solution
         self.solved = (self.columns, self.t)  # whole: the pruned weights are in its row sums
         if len(self.t) > _PRUNE_FROM * self.columns.shape[1]:  # columns out of the design leave
@@ -175,15 +182,18 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray, start: np.ndarray,
     state = (state or _State)(columns, weights, t)
     mu = state.value / k if mu is None else min(mu, state.value / k)
     steps = polish = 0
+    last = None
     while True:
         while True:  # centering at mu
             steps += 1
             if steps > _STEPS:
-                raise SolverError(f"estimation master: no convergence in {_STEPS} Newton steps")
+                raise _Stalled(f"estimation master: no convergence in {_STEPS} Newton steps",
+                               last)
             dt, lam, decrement = state.newton(mu)
             centered = (np.abs(state.primal).max() <= accuracy
                         and decrement <= _CENTERING * k * mu)
             if centered and k * mu > accuracy * state.value:
+                last = state.t, -lam, state.inverse, state.value, mu
                 break
             if centered and (polish == _POLISH or state.gap(-lam) <= accuracy * state.value):
                 return state.t, -lam, state.inverse, state.value, mu
@@ -192,6 +202,19 @@ def _interior_point(columns: np.ndarray, weights: np.ndarray, start: np.ndarray,
             polish += centered
             state = state.line_search(dt, lam, mu, full=centered)
         mu /= _SHRINK
+
+
+class _Stalled(SolverError):
+    """No convergence within :data:`_STEPS`, with the last centred point's ``solution`` (as
+    :func:`_interior_point` returns it; None before the first centering). At small eps every
+    column g has ``<p, g> = 1`` and entries at most e^eps, so ``F(t)`` is ``1 1^T`` plus a small
+    part and ``f ~ 1/eps^2``: the Newton decrement stops at its rounding floor above
+    ``_CENTERING K mu`` before the gap ``K mu`` reaches the accuracy relative to f (p = (0.5,
+    0.3, 0.2) at eps 0.005: the decrement stays at 1e-6 for ``K mu = 1.4e-7``, f = 1e5)."""
+
+    def __init__(self, message: str, solution: tuple | None) -> None:
+        super().__init__(message)
+        self.solution = solution
 
 
 class _State:
