@@ -217,3 +217,33 @@ def mixed_until_feasible(solution, accept):
         if accept(mixed):
             return mixed
     raise AssertionError("the output-independent mechanism is always feasible")
+
+
+def determinant(a: list[list[Fraction]]) -> Fraction:
+    """Exact determinant by Gaussian elimination over the rationals."""
+    a = [row[:] for row in a]
+    n, sign, value = len(a), 1, Fraction(1)
+    for col in range(n):
+        pivot = next((r for r in range(col, n) if a[r][col] != 0), None)
+        if pivot is None:
+            return Fraction(0)
+        if pivot != col:
+            a[col], a[pivot] = a[pivot], a[col]
+            sign = -sign
+        value *= a[col][col]
+        for r in range(col + 1, n):
+            factor = a[r][col] / a[col][col]
+            for j in range(col, n):
+                a[r][j] -= factor * a[col][j]
+    return sign * value
+
+
+def positive_semidefinite(matrix: list[list[Fraction]]) -> bool:
+    """Exactly: a symmetric matrix is positive semidefinite iff every principal minor is
+    >= 0 (2^N - 1 determinants: small N only)."""
+    import itertools
+
+    n = len(matrix)
+    return all(determinant([[matrix[i][j] for j in rows] for i in rows]) >= 0
+               for size in range(1, n + 1) for rows in itertools.combinations(range(n), size))
+

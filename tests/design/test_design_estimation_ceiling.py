@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from exact_oracle import positive_semidefinite
 
 import pmldesign as pml
 from pmldesign.design.estimation import branch
@@ -20,35 +21,6 @@ from pmldesign.uncertainty.prior_set import PriorSet
 
 #: the package module (``pmldesign.design`` the attribute is the function ``design``)
 _ESTIMATION = importlib.import_module("pmldesign.design.estimation")
-
-
-def _principal_minors_nonnegative(matrix: list[list[Fraction]]) -> bool:
-    """Positive semidefinite iff every principal minor is >= 0 (exact determinants)."""
-    n = len(matrix)
-    for size in range(1, n + 1):
-        for rows in itertools.combinations(range(n), size):
-            sub = [[matrix[i][j] for j in rows] for i in rows]
-            if _det(sub) < 0:
-                return False
-    return True
-
-
-def _det(a: list[list[Fraction]]) -> Fraction:
-    a = [row[:] for row in a]
-    n, sign, value = len(a), 1, Fraction(1)
-    for col in range(n):
-        pivot = next((r for r in range(col, n) if a[r][col] != 0), None)
-        if pivot is None:
-            return Fraction(0)
-        if pivot != col:
-            a[col], a[pivot] = a[pivot], a[col]
-            sign = -sign
-        value *= a[col][col]
-        for r in range(col + 1, n):
-            factor = a[r][col] / a[col][col]
-            for j in range(col, n):
-                a[r][j] -= factor * a[col][j]
-    return sign * value
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -62,7 +34,7 @@ def test_certified_diagonal_dominates_exactly(seed):
     D = branch.certified_diagonal(Q)
     exact = [[(Fraction(float(D[i])) if i == j else 0) - Fraction(float(Q[i, j]))
               for j in range(4)] for i in range(4)]
-    assert _principal_minors_nonnegative(exact)
+    assert positive_semidefinite(exact)
 
 
 def _vertices(p: np.ndarray, cap: float) -> list[list[Fraction]]:

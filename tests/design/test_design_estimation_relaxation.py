@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from exact_oracle import within
+from exact_oracle import positive_semidefinite, within
 
 import pmldesign as pml
 from pmldesign.design.estimation import relaxation
@@ -26,29 +26,12 @@ def _exp_upper(eps: float) -> Fraction:
     return Fraction(value) * (1 + Fraction(1, 10**50))
 
 
-def _det(a: list[list[Fraction]]) -> Fraction:
-    a = [row[:] for row in a]
-    n, sign, value = len(a), 1, Fraction(1)
-    for col in range(n):
-        pivot = next((r for r in range(col, n) if a[r][col] != 0), None)
-        if pivot is None:
-            return Fraction(0)
-        if pivot != col:
-            a[col], a[pivot] = a[pivot], a[col]
-            sign = -sign
-        value *= a[col][col]
-        for r in range(col + 1, n):
-            factor = a[r][col] / a[col][col]
-            for j in range(col, n):
-                a[r][j] -= factor * a[col][j]
-    return sign * value
-
-
-def _psd(matrix: list[list[Fraction]]) -> bool:
-    """Positive semidefinite iff every principal minor is >= 0 (exact)."""
-    n = len(matrix)
-    return all(_det([[matrix[i][j] for j in rows] for i in rows]) >= 0
-               for size in range(1, n + 1) for rows in itertools.combinations(range(n), size))
+def _rational(weights, certificate):
+    """``(W, B, d, v, mu)`` of a certificate as exact rationals."""
+    return ([Fraction(float(w)) for w in weights],
+            [[Fraction(float(x)) for x in row] for row in certificate.B],
+            [Fraction(float(x)) for x in certificate.d],
+            [Fraction(float(x)) for x in certificate.v], Fraction(float(certificate.mu)))
 
 
 def _exact_bound(prior, eps, weights, certificate) -> Fraction:
@@ -62,11 +45,7 @@ def _exact_bound(prior, eps, weights, certificate) -> Fraction:
     theta = max(abs(f / e - 1) for f, e in zip(floats, exact, strict=True))
     cap = _exp_upper(eps)
     U = [min(cap, 1 / e) for e in exact]
-    W = [Fraction(float(w)) for w in weights]
-    B = [[Fraction(float(x)) for x in row] for row in certificate.B]
-    d = [Fraction(float(x)) for x in certificate.d]
-    v = [Fraction(float(x)) for x in certificate.v]
-    mu = Fraction(float(certificate.mu))
+    W, B, d, v, mu = _rational(weights, certificate)
     n = len(P)
     trace = 2 * sum(W[i] * B[i][i] for i in range(n))
     return (trace - sum(U[i] * d[i] for i in range(n)) - 2 * sum(v)
@@ -77,11 +56,7 @@ def _exact_gap_matrix(prior, weights, certificate) -> list[list[Fraction]]:
     """``diag(d) + v p^T + p v^T + mu p p^T - B W B`` exactly, ``p`` the float shares."""
     total = float(np.sum(prior))
     p = [Fraction(float(x)) for x in prior / total]
-    W = [Fraction(float(w)) for w in weights]
-    B = [[Fraction(float(x)) for x in row] for row in certificate.B]
-    d = [Fraction(float(x)) for x in certificate.d]
-    v = [Fraction(float(x)) for x in certificate.v]
-    mu = Fraction(float(certificate.mu))
+    W, B, d, v, mu = _rational(weights, certificate)
     n = len(p)
     return [[(d[i] if i == j else 0) + v[i] * p[j] + p[i] * v[j] + mu * p[i] * p[j]
              - sum(B[i][k] * W[k] * B[k][j] for k in range(n)) for j in range(n)]
@@ -98,7 +73,7 @@ def _check(prior, eps, weights, d, v, mu) -> float:
     certificate = relaxation.certify(prior, eps, weights, d, v, mu)
     assert math.isfinite(certificate.value)
     assert all(float(x) >= 0 for x in certificate.d)
-    assert _psd(_exact_gap_matrix(prior, weights, certificate))
+    assert positive_semidefinite(_exact_gap_matrix(prior, weights, certificate))
     assert Fraction(certificate.value) <= _exact_bound(prior, eps, weights, certificate)
     return certificate.value
 
