@@ -208,7 +208,8 @@ def test_a_vertex_dropped_early_enters_again_after_progress():
 def test_a_search_without_progress_stops():
     # one share of 0.9 and a Zipf tail, N = 12, eps 2: the master's value and the certified
     # bound stop moving at a gap of 1.6e-9 while columns of tiny phi keep entering (hundreds of
-    # rounds and minutes without a time limit); the search ends after a few idle rounds
+    # rounds and minutes without a time limit when the master's multipliers lag); the search
+    # ends within a few dozen rounds
     tail = 1.0 / np.arange(1, 12) ** 1.3
     p = np.r_[0.9, 0.1 * tail / tail.sum()]
     r = pml.design(p, 2.0, utility="estimation")
