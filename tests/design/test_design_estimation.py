@@ -4,6 +4,7 @@ bad input."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import re
@@ -15,6 +16,9 @@ from prior_set_reference import exact_ball_points, exact_box_points, exactly_fea
 
 import pmldesign as pml
 from pmldesign.uncertainty.prior_set import PriorSet
+
+#: the package module (``pmldesign.design`` the attribute is the function ``design``)
+estimation = importlib.import_module("pmldesign.design.estimation")
 
 
 def _mse(mechanism, prior, weights=None) -> float:
@@ -279,7 +283,8 @@ def test_beyond_enumeration_sets_refused():
 def test_beyond_enumeration_box_and_ball(kind):
     """N = 20, a box from counts and an l1 ball: the fixed-prior search for the set's inner
     prior; eps-PML over the whole set exactly (every extreme point), the reported MSE bounds
-    the mechanism's under the reference from above, the lower bound is the identity's."""
+    the mechanism's under the reference from above; the reference lies in the set, so the
+    lower bound is the relaxation's for the reference (above the identity's)."""
     rng = np.random.default_rng(7)
     p = rng.dirichlet(np.full(20, 3.0))
     if kind == "box":
@@ -293,6 +298,20 @@ def test_beyond_enumeration_box_and_ball(kind):
     assert r.mse >= _mse(r.mechanism, S.reference) * (1 - 1e-12)
     floor = float(S.reference @ (1 - S.reference))
     assert floor * (1 - 1e-12) <= r.mse_lower_bound <= r.mse and not r.exact
+    assert estimation.reference_inside(S, S.reference)
+
+
+def test_reference_inside_exactly():
+    """The utility prior, read as p / sum p, inside a box or ball exactly: then the
+    relaxation's bound for it holds for the set's designs."""
+    box = PriorSet.box([0.2, 0.3, 0.1], reference=[0.3, 0.4, 0.3])
+    assert estimation.reference_inside(box, np.array([0.3, 0.4, 0.3]))
+    assert estimation.reference_inside(box, np.array([3.0, 4.0, 3.0]))  # read as p / sum p
+    assert not estimation.reference_inside(box, np.array([0.19, 0.41, 0.4]))
+    ball = PriorSet.ball(np.array([0.3, 0.4, 0.3]), 0.1)
+    assert estimation.reference_inside(ball, ball.center)
+    hull = PriorSet.from_vertices([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+    assert not estimation.reference_inside(hull, hull.reference)
 
 
 def test_design_from_samples_estimation():

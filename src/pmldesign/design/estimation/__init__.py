@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -155,7 +156,7 @@ def solve_estimation(prior_set: PriorSet | None, prior: np.ndarray, eps: float, 
                 "a box or an l1 ball is searched beyond it)")
         if prior_set.is_point:
             return finish(*_search(prior, eps, weights, feasible, budget, tolerance))
-        return finish(*_inner_search(prior_set, eps, weights, budget, tolerance))
+        return finish(*_inner_search(prior_set, prior, eps, weights, budget, tolerance))
     # small dense solves: one BLAS thread (BLAS threads contend on a shared machine for no gain
     # at these sizes: docs/decisions/estimation-ceiling.md); threadpoolctl acts on the whole
     # process meanwhile
@@ -229,8 +230,8 @@ def _generate(master: FisherMaster, pricer: Pricer, budget: Budget, tolerance: f
         return master.mechanism(), Status.GAP, f"stopped: {error}"
 
 
-def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: Budget,
-                  tolerance: float) -> tuple[np.ndarray, float, str, str]:
+def _inner_search(prior_set: PriorSet, prior: np.ndarray, eps: float, weights: np.ndarray,
+                  budget: Budget, tolerance: float) -> tuple[np.ndarray, float, str, str]:
     """A box or an l1 ball beyond the enumeration: the fixed-prior search of :func:`_search`
     for an inner budget. The set's floor is ``min_Q <Q, c> = <w, c> + m0 min c - m1 max c``
     (:meth:`~pmldesign.uncertainty.PriorSet.floors`, ``m0, m1 >= 0``), so a column with
@@ -238,7 +239,10 @@ def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: 
     set's cap row ``max c <= e^eps min_Q <Q, c>`` (``m0 min c >= 0`` dropped): an eps'-PML
     mechanism for the prior ``w / sum(w)`` is eps-PML over the set (the finalisation certifies
     it over the set). The search measures the MSE under that prior, the result under the
-    reference; its lower bound holds for the inner problem only, so the identity's floor
+    utility prior ``prior``; its own lower bound holds for the inner problem only. When
+    ``prior`` (read as ``p / sum p``) lies in the set (:func:`reference_inside`), every
+    mechanism eps-PML over the set is eps-PML for it, so the relaxation's bound for ``prior``
+    (:func:`.relaxation.relaxed_floor`) holds for the set's designs; else the identity's floor
     stands (``-inf`` here)."""
     floors = prior_set.floors()
     w, top = floors.weights[0], float(floors.at_max[0])
@@ -249,11 +253,27 @@ def _inner_search(prior_set: PriorSet, eps: float, weights: np.ndarray, budget: 
             f"eps: {eps:g} leaves no budget for the inner prior of this set beyond the "
             f"enumeration (N = {prior_set.size}); use a larger eps or more samples")
     point = w / total
+    with threadpool_limits(limits=1, user_api="blas"):  # solved first, as in _search
+        lowest = (relaxed_floor(prior, eps, weights, budget) if reference_inside(prior_set, prior)
+                  else -math.inf)
     raw, _, method, status = _search(point, inner, weights,
                                      FeasibleSet.for_set(as_prior_set(point), inner,
                                                          outward=False), budget, tolerance,
                                      relax=False)
-    return raw, -math.inf, f"{method}, for the set's inner prior at eps' = {inner:.6g}", status
+    return raw, lowest, f"{method}, for the set's inner prior at eps' = {inner:.6g}", status
+
+
+def reference_inside(prior_set: PriorSet, prior: np.ndarray) -> bool:
+    """Whether ``prior`` read as ``p / sum p`` lies in the ball or box exactly: a ball's own
+    center, or every share at least the box's lower bound (rational comparison)."""
+    if prior_set.kind == "ball":
+        return bool(np.array_equal(prior_set.center, prior))
+    if prior_set.kind != "box":
+        return False
+    shares = [Fraction(float(x)) for x in prior]
+    total = sum(shares)
+    return all(x / total >= Fraction(float(low))
+               for x, low in zip(shares, prior_set.lower, strict=True))
 
 
 def _initial(table: np.ndarray | None, feasible: FeasibleSet, prior: np.ndarray) -> np.ndarray:
