@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from ..._errors import InvalidInputError, SolverError
 from ...uncertainty.prior_set import PriorSet, as_prior_set
 from ..budget import UNLIMITED, Budget
-from ..math.baselines import rr_ldp_for_pml
+from ..math.baselines import hadamard_members, rr_ldp_for_pml
 from ..math.feasible import FeasibleSet
 from ..repair import Finalized, finalize
 from ..search.engine import CLOSE, Pricer, column_generation
@@ -178,13 +178,14 @@ def _search(prior: np.ndarray, eps: float, weights: np.ndarray, feasible: Feasib
     of :class:`.CappedPricer` and the certified ceiling of :class:`.branch.BranchPricer`;
     ``(raw, lower bound on tr(W F^-1), method, status)``. The lower bound is the larger of the
     search's and, with ``relax``, the relaxation's (:func:`.relaxation.relaxed_floor`, solved
-    first: it does not steer the search). The master starts from :func:`_initial`'s columns and
-    :data:`.seeds.PER_INPUT` N random vertices (:mod:`.seeds`), solves to
-    :data:`.master.SEARCH_ACCURACY`, warm-starts its barrier (:data:`.master.WARM`) and solves
-    its Newton systems by their Schur complement (:class:`.master._SchurState`); under a time
-    limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES` nodes. The search
-    ends once the certified gap is within :data:`.branch.TARGET` of ``tr(W F^-1)`` (either
-    bound), when no column enters, or at the budget's end."""
+    first; it only decides when the search ends, and without a time limit SCS runs to its
+    accuracy, so the same inputs give the same mechanism). The master starts from
+    :func:`_initial`'s columns and :data:`.seeds.PER_INPUT` N random vertices (:mod:`.seeds`),
+    solves to :data:`.master.SEARCH_ACCURACY`, warm-starts its barrier (:data:`.master.WARM`)
+    and solves its Newton systems by their Schur complement (:class:`.master._SchurState`);
+    under a time limit the branch and bound of a round stops at :data:`.branch.ROUND_NODES`
+    nodes. The search ends once the certified gap is within :data:`.branch.TARGET` of
+    ``tr(W F^-1)`` (either bound), when no column enters, or at the budget's end."""
     n = len(prior)
     with threadpool_limits(limits=1, user_api="blas"):
         relaxed = relaxed_floor(prior, eps, weights, budget) if relax else -math.inf
@@ -304,22 +305,17 @@ def _randomized_response(feasible: FeasibleSet, n: int) -> np.ndarray:
 
 
 def _hadamard_columns(prior: np.ndarray, eps: float) -> np.ndarray:
-    """Hadamard response's normalised columns calibrated to eps-PML for ``prior`` (Acharya et
-    al. 2019, as :mod:`pmldesign.design.oracles.protocols` builds it): output y of
-    ``K = 2^ceil(log2(N + 1))`` supports the inputs x whose row x + 1 of Sylvester's Hadamard
-    matrix is +1 at y; its column is ``(1 + (R - 1) 1_S) / (1 + (R - 1) p(S))`` with the ratio
-    R of randomized response for the smallest support mass (:func:`.baselines.rr_ldp_for_pml`),
-    lowered by a relative 1e-9 so that rounding keeps the columns in L.
+    """Hadamard response's normalised columns calibrated to eps-PML for ``prior``
+    (:func:`.baselines.hadamard_members`): output y's column is
+    ``(1 + (R - 1) 1_S) / (1 + (R - 1) p(S))`` with the ratio R of randomized response for the
+    smallest support mass (:func:`.baselines.rr_ldp_for_pml`), lowered by a relative 1e-9 so
+    that rounding keeps the columns in L.
 
-    The first master holds this design next to randomized response's, so the search starts
-    at least as good as both: beyond the enumeration it may stop (time limit) before it finds
-    better, and from randomized response alone it did not (raw Adult hours-per-week, N = 94,
-    eps 0.5, 20 s: n*MSE 5365 against Hadamard response's 1128).
+    The first master holds this design next to randomized response's, so the search starts at
+    least as good as both: beyond the enumeration it may stop (time limit) before it finds
+    better (measurements: docs/estimation-utility.md, Sec. 5).
     """
-    from scipy.linalg import hadamard
-
-    n = len(prior)
-    members = hadamard(1 << n.bit_length())[1:n + 1].T > 0  # outputs x inputs
+    members = hadamard_members(len(prior)).T  # outputs x inputs
     mass = members @ prior
     varying = members.any(axis=1) & ~members.all(axis=1)
     ratio = math.exp(min(rr_ldp_for_pml(float(mass[varying].min()), eps), 700.0)) * (1 - 1e-9)

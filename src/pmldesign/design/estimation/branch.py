@@ -50,10 +50,10 @@ SETTLE = 0.05
 NODES = 20000
 #: Nodes at most per round under a time limit (:func:`pmldesign.design.estimation._search`).
 #: When the root finds no column above the target, the branch and bound goes on until it finds
-#: one or certifies the target; at N = 100 (a node costs 2-6 ms on the shared machine) that
-#: search held the rest of a 55 s limit in one round under load, where the local search's
-#: columns still improved the design. Smaller gives the local search the round sooner, larger
-#: a better chance of the certificate; re-tuned by benchmarks/bench_estimation_ceiling.py.
+#: one or certifies the target, and at large N that can take the rest of a limit in one round
+#: while the local search's columns would still improve the design
+#: (docs/decisions/estimation-ceiling.md). Smaller gives the local search the round sooner,
+#: larger a better chance of the certificate; re-tuned by benchmarks/bench_estimation_ceiling.py.
 ROUND_NODES = 300
 #: The branch and bound stops at a ceiling of this much times ``tr(W F^-1)``: the certified
 #: relative gap it aims at (with the master's own). Smaller costs nodes; re-tuned by

@@ -43,15 +43,15 @@ _ENTRY_WEIGHT = 1e-2
 _PRUNE = 1e-9
 _PRUNE_FROM = 4
 #: Accuracy of the master beyond the vertex enumeration (:func:`._search`), where the certified
-#: gap is far above it: three centerings fewer than :data:`_ACCURACY` a solve; 1e-6 left more
-#: columns above the pruning threshold, a larger master (docs/decisions/estimation-ceiling.md).
-#: Re-tuned by benchmarks/bench_estimation_ceiling.py.
+#: gap is far above it: a larger one saves centerings a solve but keeps more columns above the
+#: pruning threshold, a larger master (docs/decisions/estimation-ceiling.md). Re-tuned by
+#: benchmarks/bench_estimation_ceiling.py.
 SEARCH_ACCURACY = 1e-8
 #: Beyond the enumeration a solve starts its barrier weight at this times the last solve's
 #: final one (never above ``f / K``) instead of ``f / K``: the previous design is near the new
-#: optimum, so the first centerings are skipped (21-23 Newton steps a round against 34-40 at
-#: Dirichlet(2) N = 100); larger keeps more centerings, smaller starts a centering further from
-#: the central path. Re-tuned by benchmarks/bench_estimation_ceiling.py.
+#: optimum, so the first centerings are skipped (docs/decisions/estimation-ceiling.md); larger
+#: keeps more centerings, smaller starts a centering further from the central path. Re-tuned by
+#: benchmarks/bench_estimation_ceiling.py.
 WARM = 1e3
 #: Factor by which the barrier weight shrinks between centerings.
 _SHRINK = 10.0
@@ -209,8 +209,8 @@ class _Stalled(SolverError):
     :func:`_interior_point` returns it; None before the first centering). At small eps every
     column g has ``<p, g> = 1`` and entries at most e^eps, so ``F(t)`` is ``1 1^T`` plus a small
     part and ``f ~ 1/eps^2``: the Newton decrement stops at its rounding floor above
-    ``_CENTERING K mu`` before the gap ``K mu`` reaches the accuracy relative to f (p = (0.5,
-    0.3, 0.2) at eps 0.005: the decrement stays at 1e-6 for ``K mu = 1.4e-7``, f = 1e5)."""
+    ``_CENTERING K mu`` before the gap ``K mu`` reaches the accuracy relative to f
+    (docs/decisions/estimation-small-eps.md)."""
 
     def __init__(self, message: str, solution: tuple | None) -> None:
         super().__init__(message)
@@ -305,8 +305,9 @@ class _SchurState(_State):
     = Y Y^T``, ``Y = G S W^(1/2)``: half the products each), and the system by the Cholesky
     factor of its positive definite K-square block ``H_mu = T H T + mu I`` and the N-square
     Schur complement ``A^T H_mu^-1 A`` (``A = T G``) instead of an LU factorisation of the whole
-    (K + N)-square system: about 1.5x less time a step at K = 600, N = 100 (a different rounding,
-    so used beyond the enumeration only). Falls back to :class:`_State`'s step when a
+    (K + N)-square system: less time a step when K is several times N
+    (docs/decisions/estimation-ceiling.md; a different rounding, so used beyond the enumeration
+    only). Falls back to :class:`_State`'s step when a
     factorisation fails."""
 
     def hessian(self) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Baseline mechanisms as raw floats (numpy): k-ary randomized response and its LDP budget for
-a PML budget; the finalised mechanisms are in :mod:`pmldesign.design.closed_form`."""
+a PML budget, and Hadamard response's support sets; the finalised mechanisms are in
+:mod:`pmldesign.design.closed_form` and :mod:`pmldesign.design.oracles`."""
 
 from __future__ import annotations
 
@@ -73,3 +74,18 @@ def rr_ldp_for_pml(p: float, eps: float) -> float:
         return math.inf
     # e^eps p = e^(eps + log p) < 1: formed through its logarithm, so e^eps never overflows
     return eps + math.log1p(-p) - math.log1p(-math.exp(eps + math.log(p)))
+
+
+def hadamard_members(size: int) -> np.ndarray:
+    """Support sets of Hadamard response (Acharya, Sun and Zhang 2019) for ``size`` inputs:
+    membership (inputs x outputs) over ``K = 2^ceil(log2(size + 1))`` outputs, input x in the
+    support of output y where row ``x + 1`` of Sylvester's Hadamard matrix is +1.
+
+    Examples
+    --------
+    >>> hadamard_members(3).astype(int).tolist()
+    [[1, 0, 1, 0], [1, 1, 0, 0], [1, 0, 0, 1]]
+    """
+    from scipy.linalg import hadamard
+
+    return hadamard(1 << size.bit_length())[1:size + 1] > 0

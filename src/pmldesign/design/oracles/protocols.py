@@ -46,13 +46,14 @@ from ..._results import Result
 from ...leakage.estimation_error import share_variances
 from ...uncertainty.prior_set import PriorSet
 from ..closed_form import rr_for_pml
+from ..math.baselines import hadamard_members
 from ..repair import finalize
 from . import two_level
 
 #: Largest number of subsets for which subset selection is built as a matrix (N x C(N, d)):
-#: trades the MLE's variance and the library's certificate against memory and time (every d of
-#: a 16-input column, up to 12,870 subsets, is scored and the best certified in 0.3-0.4 s;
-#: re-tuned by benchmarks/bench_estimation_survey.py); above it the structured bound is used.
+#: trades the MLE's variance and the library's certificate against memory and time (it covers
+#: every d of a 16-input column, up to 12,870 subsets); re-tuned by
+#: benchmarks/bench_estimation_survey.py. Above it the structured bound is used.
 MAX_COLUMNS = 32768
 
 
@@ -213,11 +214,9 @@ def _subsets(size: int, d: int) -> np.ndarray:
 
 def _hadamard(prior_set: PriorSet, eps: float) -> FrequencyOracle:
     """Hadamard response over K = 2^ceil(log2(N + 1)) outputs (Sylvester's construction)."""
-    from scipy.linalg import hadamard
-
     size = prior_set.size
-    k = 1 << size.bit_length()  # the smallest power of 2 above N
-    members = hadamard(k)[1:size + 1] > 0
+    members = hadamard_members(size)
+    k = members.shape[1]
     support = members.sum(axis=0)
     varying = members[:, (support > 0) & (support < size)]
     # the smallest mass of a support set over the set's floors (min 1_T = 0, max 1_T = 1),
