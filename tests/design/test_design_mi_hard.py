@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from _design_brute import mi_optimum
 from exact_oracle import within, within_ldp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pmldesign as pml
@@ -110,6 +110,7 @@ def test_extreme_prior_eps_radius_no_solver_error():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 5), st.floats(1e-9, 1e-5), st.floats(1e-10, 1e-3),
        st.floats(0.0, 0.999), st.sampled_from(["fixed", "ball", "ldp"]))
+@example(4, 5.280545158126914e-06, 1e-10, 0.0, "fixed")  # an output-independent design
 def test_extremes_give_a_certified_mechanism(n, tiny, eps, fraction, kind):
     prior = np.full(n, (1 - tiny) / (n - 1))
     prior[0] = tiny

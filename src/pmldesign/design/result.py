@@ -126,9 +126,11 @@ class DesignResult(Result):
 
 def utility_value(mechanism: np.ndarray, prior: np.ndarray, gain: np.ndarray | None) -> float:
     """Mutual information (``gain=None``) or expected linear gain of a mechanism, the prior
-    read as ``prior / sum(prior)`` (:mod:`.math.prior_scale`)."""
+    read as ``prior / sum(prior)`` (:mod:`.math.prior_scale`); mutual information is never
+    below 0 (the rescaling's ``log S`` can take a few units of roundoff below it, as for an
+    output-independent mechanism)."""
     if gain is None:
-        return rescaled(_mutual_information(mechanism, prior), prior, True)
+        return max(0.0, rescaled(_mutual_information(mechanism, prior), prior, True))
     # row by row, without the N x M products (0.43 s a call at N = 6000: page faults)
     return rescaled(float(prior @ np.einsum("xy,xy->x", gain, mechanism)), prior, False)
 
